@@ -1,0 +1,43 @@
+"""segview: find steady states and change points in performance time series.
+
+Public API (imported lazily, never loads Qt)::
+
+    segview.detect(values_or_series, "kbkssd", t_crit=4)
+    segview.methods()
+    segview.Series(values, x=None, id="name")
+    segview.load(path)            # file or folder -> Dataset of Series
+    segview.aggregate(...)        # judges' labels -> ground truth (annotation issue)
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "detect": ("segview.core.api", "detect"),
+    "methods": ("segview.core.api", "methods"),
+    "Series": ("segview.core.model", "Series"),
+    "load": ("segview.core.io", "load"),
+    "Dataset": ("segview.core.io", "Dataset"),
+    "DetectionResult": ("segview.core.result", "DetectionResult"),
+    "RunContext": ("segview.core.context", "RunContext"),
+    "aggregate": ("segview.core.annotation.aggregate", "aggregate"),
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'segview' has no attribute {name!r}") from None
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

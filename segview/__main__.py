@@ -1,0 +1,5 @@
+import sys
+
+from segview.cli.main import main
+
+sys.exit(main())

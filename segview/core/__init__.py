@@ -1,0 +1,1 @@
+"""segview's Qt-free core: data model, detectors, IO, annotation, evaluation."""

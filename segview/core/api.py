@@ -1,0 +1,73 @@
+"""The public functions behind ``segview.detect`` and ``segview.methods``."""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import registry
+from .context import NULL_CONTEXT, RunContext
+from .errors import InputError
+from .model import Series, as_values
+from .params import Params
+from .registry import DetectorSpec
+from .result import DetectionResult
+
+
+def _values_of(series_or_values: Series | ArrayLike) -> tuple[NDArray[np.float64], Series | None, str]:
+    if isinstance(series_or_values, Series):
+        return series_or_values.values, series_or_values, series_or_values.id
+    return as_values(series_or_values), None, "series"
+
+
+def check_length(spec: DetectorSpec, values: NDArray[np.float64], params: Params, what: str) -> None:
+    """Raise InputError when the series is shorter than the detector needs."""
+    need = spec.required_length(params)
+    if values.size < need:
+        raise InputError(what, f"{spec.name} needs at least {need} points with these parameters, "
+                               f"got {values.size}")
+
+
+def run_spec(spec: DetectorSpec, series: Series | ArrayLike, params: Params,
+             ctx: RunContext = NULL_CONTEXT) -> DetectionResult:
+    """Run an already-resolved detector with coerced params (used by the GUI and batch engine)."""
+    values, ser, what = _values_of(series)
+    check_length(spec, values, params, what)
+    start = time.perf_counter()
+    if spec.needs_x:
+        result = spec.run(ser if ser is not None else Series(values), params, ctx)
+    else:
+        if spec.prepare is not None and ctx.prepared is None:
+            ctx = ctx.with_prepared(spec.prepare(values, params, ctx))
+        result = spec.run(values, params, ctx)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    return dataclasses.replace(result, runtime_ms=elapsed)
+
+
+def detect(series_or_values: Series | ArrayLike, method: str, ctx: RunContext | None = None,
+           **params: Any) -> DetectionResult:
+    """Run detector ``method`` on a series.
+
+    Args:
+        series_or_values: a :class:`Series` or a 1-D sequence of finite numbers.
+        method: a registered detector name (see :func:`methods`), case-insensitive.
+        ctx: optional RunContext for progress and cancellation.
+        **params: detector parameters; missing ones take their faithful defaults.
+
+    Returns:
+        DetectionResult with ``change_points``, ``steady_start``, ``tracks`` and ``stats``.
+
+    Raises:
+        UnknownMethodError, ParameterError, InputError.
+    """
+    spec = registry.get(method)
+    coerced = spec.coerce(params)
+    return run_spec(spec, series_or_values, coerced, ctx or NULL_CONTEXT)
+
+
+def methods() -> list[DetectorSpec]:
+    """Every registered detector with its parameter specifications."""
+    return registry.all_specs()

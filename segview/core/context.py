@@ -1,0 +1,64 @@
+"""RunContext: cooperative cancellation, progress reporting and prepared state for long work.
+
+Every long core function takes ``ctx: RunContext = NULL_CONTEXT``; the CLI passes one that drives a
+progress bar, the GUI one whose cancel event the job runner sets. Detectors call ``ctx.check()``
+between stages and every ~1000 iterations of a long loop.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .errors import Cancelled
+
+ProgressCallback = Callable[[float, str], None]
+
+
+@dataclass
+class RunContext:
+    """Cancellation token, progress sink and holder of a detector's cached ``prepare`` output."""
+
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+    on_progress: ProgressCallback | None = None
+    prepared: object | None = None
+    min_interval: float = 0.1
+    _last: float = field(default=0.0, repr=False)
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` once cancellation was requested."""
+        if self.cancel_event.is_set():
+            raise Cancelled()
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        """Report progress in [0, 1], throttled to ``1/min_interval`` Hz (1.0 always passes)."""
+        self.check()
+        if self.on_progress is None:
+            return
+        now = time.monotonic()
+        if fraction < 1.0 and now - self._last < self.min_interval:
+            return
+        self._last = now
+        self.on_progress(min(max(float(fraction), 0.0), 1.0), message)
+
+    def with_prepared(self, prepared: object | None) -> "RunContext":
+        """A context sharing this one's cancel event and progress sink, carrying ``prepared``."""
+        return RunContext(self.cancel_event, self.on_progress, prepared, self.min_interval)
+
+
+class _NullContext(RunContext):
+    """Never cancelled, reports nothing; shared default."""
+
+    def cancel(self) -> None:  # the shared default must never become cancelled
+        raise RuntimeError("NULL_CONTEXT cannot be cancelled; create a RunContext()")
+
+
+NULL_CONTEXT: RunContext = _NullContext()

@@ -1,0 +1,146 @@
+"""Series from CSV.
+
+* **wide**: a header row, then one column per series (a column named ``x`` gives x values for all;
+  a column named ``index`` is ignored). Columns may be ragged: trailing blank cells end a series.
+* **long**: columns ``series_id,index,value`` (optionally ``x``), one row per measurement, rows of a
+  series in any order; indices of a series must be 0..n-1 without gaps or repeats.
+
+A CSV whose header holds ``series_id`` and ``steady`` is a labels table, not series: it raises
+:class:`LabelsFileError` so that folder loads can skip it.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+from ..errors import DataFormatError
+from ..model import Series
+
+LONG_COLUMNS = ("series_id", "index", "value")
+
+
+class LabelsFileError(DataFormatError):
+    """The CSV file is a labels table (series_id, steady, ...) rather than measurements."""
+
+
+def sniff(head: str) -> bool:
+    first = head.splitlines()[0] if head.splitlines() else ""
+    return "," in first or ";" in first or "\t" in first
+
+
+def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataFormatError(str(path), f"cannot be read ({err})") from err
+    if not text.strip():
+        raise DataFormatError(str(path), "the file is empty")
+    try:
+        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = ","
+    rows = [r for r in csv.reader(io.StringIO(text), delimiter=delimiter)]
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    header = [h.strip() for h in rows[0]]
+    return header, rows[1:]
+
+
+def _number(cell: str, path: Path, where: str) -> float:
+    try:
+        v = float(cell)
+    except ValueError:
+        raise DataFormatError(str(path), f"{cell!r} is not a number", where) from None
+    if not math.isfinite(v):
+        raise DataFormatError(str(path), f"value {cell!r} is not finite", where)
+    return v
+
+
+def _read_long(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+    col = {name: header.index(name) for name in (*LONG_COLUMNS, "x") if name in header}
+    data: dict[str, dict[int, tuple[float, float | None]]] = {}
+    for line, row in enumerate(rows, start=2):
+        if len(row) < len(header):
+            raise DataFormatError(str(path), f"expected {len(header)} cells, got {len(row)}",
+                                  f"line {line}")
+        sid = row[col["series_id"]].strip()
+        if not sid:
+            raise DataFormatError(str(path), "empty series_id", f"line {line}")
+        idx_cell = row[col["index"]].strip()
+        try:
+            idx = int(idx_cell)
+        except ValueError:
+            raise DataFormatError(str(path), f"index {idx_cell!r} is not a whole number",
+                                  f"line {line}") from None
+        val = _number(row[col["value"]].strip(), path, f"line {line}, column 'value'")
+        xv = _number(row[col["x"]].strip(), path, f"line {line}, column 'x'") if "x" in col else None
+        points = data.setdefault(sid, {})
+        if idx in points:
+            raise DataFormatError(str(path), f"series {sid!r} has index {idx} twice", f"line {line}")
+        points[idx] = (val, xv)
+    out = []
+    for sid, points in data.items():
+        n = len(points)
+        if sorted(points) != list(range(n)):
+            missing = sorted(set(range(n)) - set(points))[:3]
+            raise DataFormatError(str(path), f"series {sid!r} indices are not 0..{n - 1} "
+                                             f"(missing e.g. {missing})")
+        vals = [points[i][0] for i in range(n)]
+        xs = [points[i][1] for i in range(n)] if "x" in col else None
+        out.append(Series(vals, x=xs, id=sid, metadata={"source": str(path), "format": "csv-long"}))
+    if not out:
+        raise DataFormatError(str(path), "no measurements below the header")
+    return out
+
+
+def _read_wide(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+    if not rows:
+        raise DataFormatError(str(path), "no measurements below the header")
+    columns: dict[int, list[float]] = {j: [] for j in range(len(header))}
+    ended: set[int] = set()
+    for line, row in enumerate(rows, start=2):
+        if len(row) > len(header):
+            raise DataFormatError(str(path), f"{len(row)} cells but the header names "
+                                             f"{len(header)} columns", f"line {line}")
+        for j, name in enumerate(header):
+            cell = row[j].strip() if j < len(row) else ""
+            if not cell:
+                ended.add(j)
+                continue
+            if j in ended:
+                raise DataFormatError(str(path), "a value follows a blank cell in the same column",
+                                      f"line {line}, column {name!r}")
+            columns[j].append(_number(cell, path, f"line {line}, column {name!r}"))
+    names = [h or f"column{j}" for j, h in enumerate(header)]
+    xcol = next((j for j, h in enumerate(names) if h.lower() == "x"), None)
+    skip = {j for j, h in enumerate(names) if h.lower() == "index"} | ({xcol} if xcol is not None
+                                                                       else set())
+    out = []
+    for j, name in enumerate(names):
+        if j in skip:
+            continue
+        vals = columns[j]
+        if not vals:
+            raise DataFormatError(str(path), "the column holds no values", f"column {name!r}")
+        xs = columns[xcol][: len(vals)] if xcol is not None else None
+        if xs is not None and len(xs) < len(vals):
+            raise DataFormatError(str(path), "the x column is shorter than the series",
+                                  f"column {name!r}")
+        out.append(Series(vals, x=xs, id=name, metadata={"source": str(path), "format": "csv-wide"}))
+    if not out:
+        raise DataFormatError(str(path), "no series columns")
+    return out
+
+
+def read(path: Path) -> list[Series]:
+    """Read a wide or long CSV; raises DataFormatError naming file, line and column."""
+    path = Path(path)
+    header, rows = _rows(path)
+    lower = [h.lower() for h in header]
+    if "series_id" in lower and "steady" in lower:
+        raise LabelsFileError(str(path), "a labels table (series_id, steady, ...), not series")
+    if all(c in lower for c in LONG_COLUMNS):
+        return _read_long(path, lower, rows)
+    return _read_wide(path, header, rows)

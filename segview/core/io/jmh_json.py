@@ -1,0 +1,102 @@
+"""JMH measurements as JSON.
+
+Two layouts are read:
+
+* the fork list of the steady-state studies: ``[[x0, x1, ...], [x0, ...], ...]``, one list per fork;
+  a flat list of numbers is taken as a single fork;
+* JMH's own result file (``-rf json``): a list of benchmark objects whose
+  ``primaryMetric.rawData`` holds one list per fork.
+
+Series ids: the file stem when the file holds one fork, ``stem/forkK`` (0-based K) when it holds
+several; for JMH result files ``benchmark[params]/forkK``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataFormatError
+from ..model import Series
+
+
+def sniff(head: str) -> bool:
+    return head.lstrip().startswith("[")
+
+
+def _parse(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataFormatError(str(path), f"cannot be read ({err})") from err
+    if not text.strip():
+        raise DataFormatError(str(path), "the file is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
+                              f"line {err.lineno}, column {err.colno}") from err
+
+
+def _numbers(values: Any, path: Path, where: str) -> list[float]:
+    if not isinstance(values, list):
+        raise DataFormatError(str(path), f"expected a list of numbers, got {type(values).__name__}",
+                              where)
+    if not values:
+        raise DataFormatError(str(path), "the fork holds no measurements", where)
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise DataFormatError(str(path), f"value {v!r} is not a number", f"{where}, index {i}")
+        if not math.isfinite(v):
+            raise DataFormatError(str(path), f"value {v!r} is not finite", f"{where}, index {i}")
+        out.append(float(v))
+    return out
+
+
+def _bench_name(entry: dict[str, Any]) -> str:
+    name = str(entry.get("benchmark", "benchmark"))
+    params = entry.get("params")
+    if isinstance(params, dict) and params:
+        name += "[" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) + "]"
+    return name
+
+
+def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
+    out: list[Series] = []
+    for b, entry in enumerate(data):
+        where = f"benchmark {b}"
+        raw = entry.get("primaryMetric", {}).get("rawData") if isinstance(entry, dict) else None
+        if not isinstance(raw, list) or not raw:
+            raise DataFormatError(str(path), "JMH result entry has no primaryMetric.rawData", where)
+        name = _bench_name(entry)
+        unit = entry.get("primaryMetric", {}).get("scoreUnit", "")
+        for k, fork in enumerate(raw):
+            vals = _numbers(fork, path, f"{where}, fork {k}")
+            out.append(Series(vals, id=f"{name}/fork{k}",
+                              metadata={"source": str(path), "fork": k, "unit": unit,
+                                        "format": "jmh-result"}))
+    return out
+
+
+def read(path: Path) -> list[Series]:
+    """Read a JMH fork list or JMH result file; raises DataFormatError naming file and place."""
+    path = Path(path)
+    data = _parse(path)
+    if isinstance(data, dict):
+        raise DataFormatError(str(path), "a JSON object, not a JMH fork list (a list of forks)")
+    if not isinstance(data, list) or not data:
+        raise DataFormatError(str(path), "expected a non-empty list of forks")
+    if all(isinstance(e, dict) for e in data):
+        return _read_jmh_results(data, path)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
+        data = [data]  # a single fork written as a flat list
+    forks = [_numbers(fork, path, f"fork {k}") for k, fork in enumerate(data)]
+    stem = path.stem
+    if len(forks) == 1:
+        return [Series(forks[0], id=stem, metadata={"source": str(path), "fork": 0,
+                                                     "format": "jmh"})]
+    return [Series(f, id=f"{stem}/fork{k}", metadata={"source": str(path), "fork": k,
+                                                       "format": "jmh"})
+            for k, f in enumerate(forks)]

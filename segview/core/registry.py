@@ -1,0 +1,107 @@
+"""Detector specifications and the registry that lists them.
+
+``segview.core.detectors`` imports each detector module explicitly; each module calls
+:func:`register` once at import. There is no discovery by subclass scan or package walk.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .context import RunContext
+from .errors import UnknownMethodError
+from .params import ParamSpec, Params, coerce_params
+from .result import DetectionResult
+
+RunFn = Callable[[NDArray[np.float64], Params, RunContext], DetectionResult]
+PrepareFn = Callable[[NDArray[np.float64], Params, RunContext], object]
+
+
+@dataclass(frozen=True)
+class DetectorSpec:
+    """A registered detector.
+
+    Attributes:
+        name: registry key (case-insensitive lookup).
+        label: display name.
+        version: bumped whenever results can change; stored with saved results.
+        produces: ``"onset"`` for steady-state detectors, ``"change_points"`` otherwise.
+        params: parameter declarations (faithful defaults).
+        run: pure function of (values, params, ctx); reads ``ctx.prepared`` when ``prepare`` is set.
+        prepare: optional expensive stage depending only on the ``stage="prepare"`` parameters.
+        min_length: smallest series length the detector accepts with given params (shorter input
+            raises InputError before ``run``).
+        affine_invariant: results unchanged under ``a*y + b`` with ``a > 0`` (drives a property test).
+        needs_x: the detector uses the series' x values (e.g. processor counts).
+        citation: the paper it implements.
+        slow: runs take seconds; the GUI shows progress and does not re-run on every slider move.
+    """
+
+    name: str
+    label: str
+    version: str
+    produces: Literal["onset", "change_points"]
+    params: tuple[ParamSpec, ...]
+    run: Callable[..., DetectionResult]
+    prepare: Callable[..., object] | None = None
+    min_length: Callable[[Params], int] | int = 1
+    affine_invariant: bool = False
+    needs_x: bool = False
+    citation: str = ""
+    description: str = ""
+    slow: bool = False
+
+    def coerce(self, raw: Mapping[str, Any] | None = None) -> Params:
+        """Typed, checked parameters with defaults filled in; raises ParameterError."""
+        return coerce_params(self.params, raw or {}, self.name)
+
+    def defaults(self) -> Params:
+        return self.coerce({})
+
+    def param(self, name: str) -> ParamSpec:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def prepare_params(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.params if p.stage == "prepare")
+
+    def required_length(self, params: Params) -> int:
+        return self.min_length(params) if callable(self.min_length) else int(self.min_length)
+
+
+_REGISTRY: dict[str, DetectorSpec] = {}
+
+
+def register(spec: DetectorSpec) -> DetectorSpec:
+    """Add a detector; a duplicate name is a programming error."""
+    key = spec.name.lower()
+    if key in _REGISTRY:
+        raise ValueError(f"detector {spec.name!r} is already registered")
+    _REGISTRY[key] = spec
+    return spec
+
+
+def _ensure_loaded() -> None:
+    from . import detectors  # noqa: F401  (importing fills the registry)
+
+
+def get(name: str) -> DetectorSpec:
+    """The detector registered as ``name`` (case-insensitive); raises UnknownMethodError."""
+    _ensure_loaded()
+    try:
+        return _REGISTRY[str(name).lower()]
+    except KeyError:
+        raise UnknownMethodError(str(name), sorted(_REGISTRY)) from None
+
+
+def all_specs() -> list[DetectorSpec]:
+    """Every registered detector, sorted by name."""
+    _ensure_loaded()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
