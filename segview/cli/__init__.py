@@ -1,0 +1,1 @@
+"""segview's command-line front end (argparse; never imports Qt)."""

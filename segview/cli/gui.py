@@ -1,0 +1,24 @@
+"""``segview gui [PATH...] [--screenshot FILE]``: the desktop explorer (the default command)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("gui", help="open the explorer (default: the bundled sample data)")
+    p.add_argument("paths", nargs="*", help="files or folders to open")
+    p.add_argument("--screenshot", metavar="FILE.png",
+                   help="render the main window once every enabled detector finished on the first "
+                        "series, save it and exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from ..gui.app import run as run_gui
+    except ImportError as err:  # the GUI package or Qt is missing
+        print(f"segview: GUI not available ({err}); the command line works: segview --help",
+              file=sys.stderr)
+        return 0
+    return int(run_gui(list(args.paths), args.screenshot))

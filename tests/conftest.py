@@ -1,0 +1,42 @@
+"""Shared fixtures. Qt runs offscreen in tests; ``shared_dir`` locates ../shared beside the repo."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = (REPO / ".." / "shared").resolve()
+JMH = SHARED / "data" / "jmh"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The ``shared/`` folder beside the repository; tests using it skip cleanly when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not present beside the repository")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def jmh_dir(shared_dir: Path) -> Path:
+    path = shared_dir / "data" / "jmh"
+    if not (path / "labels.csv").is_file():
+        pytest.skip("../shared/data/jmh is not present")
+    return path
+
+
+@pytest.fixture(scope="session")
+def jmh_labels(jmh_dir: Path):
+    from segview.core.io.labels_csv import read_labels
+    return read_labels(jmh_dir / "labels.csv")
+
+
+@pytest.fixture(scope="session")
+def jmh_series(jmh_dir: Path):
+    """All 350 JMH series keyed by id (loaded once per test session)."""
+    import segview
+    return {s.id: s for s in segview.load(jmh_dir / "series")}
