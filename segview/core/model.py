@@ -45,7 +45,7 @@ def as_values(values: ArrayLike, what: str = "series", *, allow_nonfinite: bool 
     if not allow_nonfinite:
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
-            raise InputError(what, f"non-finite value {arr[bad[0]]!r} at index {bad[0]}"
+            raise InputError(what, f"non-finite value {float(arr[bad[0]])!r} at index {int(bad[0])}"
                              + (f" (and {bad.size - 1} more)" if bad.size > 1 else ""))
     arr = np.ascontiguousarray(arr)
     arr.flags.writeable = False
