@@ -1,0 +1,60 @@
+"""``segview aggregate``: judges' judgments (CSV) -> ground truth (CSV), see spec ground-truth.md."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from ..core.annotation import agreement
+from ..core.annotation.aggregate import RULES, TIE_POLICIES, aggregate
+from ..core.annotation.tables import read_judgments_csv, write_ground_truth_csv
+from ..core.errors import ParameterError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "aggregate", help="aggregate judges' labels into ground truth (JAGT)",
+        description="Aggregate a judgments table (columns series_id,judge,steady,index; index empty "
+                    "when unsteady; judges ordered by first appearance) into one label per series: "
+                    "majority vote on steadiness, DBSCAN over the onsets.")
+    p.add_argument("judgments", help="judgments CSV")
+    p.add_argument("--out", required=True, help="ground-truth CSV to write")
+    p.add_argument("--eps", type=float, default=50.0,
+                   help="DBSCAN neighbourhood in samples, inclusive (default 50)")
+    p.add_argument("--min-samples", type=int, default=None,
+                   help="DBSCAN min_samples (default: 3 for the reference rule, a strict majority "
+                        "of the onsets present for the general rule)")
+    p.add_argument("--rule", choices=RULES, default="general",
+                   help="'reference' = the KB-KSSD study's code (five judges; reproduces its "
+                        "published ground truth); 'general' = spec rule for any number of judges "
+                        "(default)")
+    p.add_argument("--tie", choices=TIE_POLICIES, default="disputed",
+                   help="what an exact steadiness tie becomes (default: disputed, left for "
+                        "adjudication)")
+    p.add_argument("--stats", action="store_true",
+                   help="print agreement statistics (Fleiss' kappa, onset spread, judge bias) "
+                        "as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.min_samples is not None and args.min_samples < 1:
+        raise ParameterError("min-samples", f"must be >= 1, got {args.min_samples}")
+    rows = read_judgments_csv(args.judgments)
+    results = aggregate([(r.series_id, r.judge, r.steady, r.index) for r in rows], rule=args.rule,
+                        eps=args.eps, min_samples=args.min_samples, tie=args.tie)
+    write_ground_truth_csv(args.out, results)
+    steady = sum(1 for g in results if g.steady)
+    clustered = sum(1 for g in results if g.steady and g.clustered)
+    disputed = sum(1 for g in results if g.disputed)
+    print(f"{len(results)} series: {steady} steady ({clustered} clustered, "
+          f"{steady - clustered} scattered or single), {disputed} disputed; "
+          f"rule {args.rule}, eps {args.eps:g} -> {args.out}")
+    if args.stats:
+        votes: dict[str, dict[str, bool]] = {}
+        for r in rows:
+            votes.setdefault(r.series_id, {})[r.judge] = r.steady
+        stats = agreement.summary(results, votes)
+        print(json.dumps(stats, indent=2, default=lambda v: None if isinstance(v, float)
+                         and math.isnan(v) else str(v)))
+    return 0

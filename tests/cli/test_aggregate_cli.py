@@ -1,0 +1,111 @@
+"""``segview aggregate``: golden reproduction of labels.csv, worked examples, malformed input."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from segview.cli.main import main
+
+JUDGES = ("a", "b", "c", "d", "e")
+
+
+def _write(path, rows, header=("series_id", "judge", "steady", "index")):
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+def _read(path):
+    with open(path, newline="") as fh:
+        return {r["series_id"]: r for r in csv.DictReader(fh)}
+
+
+@pytest.mark.shared
+def test_reference_rule_reproduces_published_ground_truth(tmp_path, jmh_labels, capsys):
+    steady = {sid: r for sid, r in jmh_labels.items() if r.steady}
+    unsteady = [sid for sid, r in jmh_labels.items() if r.steady is False]
+    rows = [(sid, f"judge_{j}", 1, r.judges[j]) for sid, r in steady.items() for j in JUDGES]
+    rows += [(sid, f"judge_{j}", 0, "") for sid in unsteady for j in JUDGES]
+    src = _write(tmp_path / "judgments.csv", rows)
+    out = tmp_path / "gt.csv"
+    assert main(["aggregate", str(src), "--out", str(out), "--rule", "reference"]) == 0
+    got = _read(out)
+    assert len(steady) == 246 and len(got) == len(jmh_labels)
+    mismatches = [sid for sid, r in steady.items()
+                  if (got[sid]["steady"], got[sid]["reference_index"], got[sid]["clustered"])
+                  != ("1", str(r.jagt_index), str(int(r.jagt_clustered)))]
+    assert mismatches == []
+    assert all(got[sid]["steady"] == "0" and got[sid]["reference_index"] == ""
+               and got[sid]["clustered"] == "" for sid in unsteady)
+    assert "246 steady" in capsys.readouterr().out
+
+
+def test_general_rule_worked_examples(tmp_path):
+    examples = {"s0004": ((196, 208, 583, 191, 217), "208", "1"),
+                "rev": ((40, 30, 20, 10, 2000), "30", "1"),
+                "scat": ((0, 50, 101, 151, 3000), "101", "0")}
+    rows = [(sid, j, 1, v) for sid, (vals, _, _) in examples.items() for j, v in zip(JUDGES, vals)]
+    src = _write(tmp_path / "j.csv", rows)
+    for rule, col in (("general", 1), ("reference", None)):
+        out = tmp_path / f"{rule}.csv"
+        assert main(["aggregate", str(src), "--out", str(out), "--rule", rule]) == 0
+        got = _read(out)
+        if col:
+            assert {k: (got[k]["reference_index"], got[k]["clustered"]) for k in examples} == \
+                   {k: (v[1], v[2]) for k, v in examples.items()}
+        else:  # the code rule picks by judge order in four-judge clusters
+            assert got["s0004"]["reference_index"] == "191" and got["rev"]["reference_index"] == "20"
+
+
+def test_eps_and_min_samples_flags(tmp_path):
+    rows = [("s", j, 1, v) for j, v in zip(JUDGES, (100, 151, 200, 1000, 2000))]
+    src = _write(tmp_path / "j.csv", rows)
+    out = tmp_path / "gt.csv"
+    assert main(["aggregate", str(src), "--out", str(out)]) == 0
+    assert _read(out)["s"]["clustered"] == "0"
+    assert main(["aggregate", str(src), "--out", str(out), "--eps", "51"]) == 0
+    assert (_read(out)["s"]["clustered"], _read(out)["s"]["reference_index"]) == ("1", "151")
+    assert main(["aggregate", str(src), "--out", str(out), "--min-samples", "2"]) == 0
+    assert _read(out)["s"]["clustered"] == "1"
+
+
+def test_tie_is_flagged(tmp_path):
+    rows = [("s", "a", 1, 10), ("s", "b", 0, "")]
+    src = _write(tmp_path / "j.csv", rows)
+    out = tmp_path / "gt.csv"
+    assert main(["aggregate", str(src), "--out", str(out)]) == 0
+    row = _read(out)["s"]
+    assert (row["steady"], row["disputed"]) == ("", "1")
+
+
+def test_malformed_rows_are_named(tmp_path, capsys):
+    rows = [("s1", "a", 1, 10), ("s1", "b", "maybe", 12), ("s1", "c", 0, 40),
+            ("s1", "a", 1, 11), ("s2", "a", 1, "x7"), ("s2", "b", 1, -3)]
+    src = _write(tmp_path / "bad.csv", rows)
+    out = tmp_path / "gt.csv"
+    assert main(["aggregate", str(src), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    for frag in ("line 3", "'maybe'", "line 4", "steady is 0", "line 5", "line 2",
+                 "line 6", "'x7'", "line 7", "negative"):
+        assert frag in err
+    assert not out.exists()
+
+
+def test_missing_columns_and_reference_without_five(tmp_path, capsys):
+    src = _write(tmp_path / "j.csv", [("s", "a", 1)], header=("series_id", "judge", "steady"))
+    assert main(["aggregate", str(src), "--out", str(tmp_path / "o.csv")]) == 2
+    assert "index" in capsys.readouterr().err
+    src = _write(tmp_path / "k.csv", [("s", j, 1, 5) for j in "abc"])
+    assert main(["aggregate", str(src), "--out", str(tmp_path / "o.csv"), "--rule",
+                 "reference"]) == 2
+    assert "s: rule 'reference'" in capsys.readouterr().err
+
+
+def test_stats_output(tmp_path, capsys):
+    rows = [(s, j, 1, v) for s in ("x", "y") for j, v in zip(JUDGES, (10, 20, 30, 40, 50))]
+    src = _write(tmp_path / "j.csv", rows)
+    assert main(["aggregate", str(src), "--out", str(tmp_path / "o.csv"), "--stats"]) == 0
+    assert '"fleiss_kappa"' in capsys.readouterr().out
