@@ -1,0 +1,169 @@
+"""numba kernels of optimal partitioning, PELT and binary segmentation (spec ``partition.md`` §3-§6).
+
+All kernels evaluate a candidate last change ``k`` for end point ``t`` as
+``F[k] + segment_cost(k, t)`` and set ``F[t] = min + beta``, scanning ``k`` in ascending order with a
+strict ``<`` (smallest minimiser wins; ``tie_last`` makes ``<=``). The serial, blocked-parallel and PELT
+variants therefore give bitwise-identical ``F`` and ``last``.
+
+Each DP kernel advances the recursion over ``t in [t_from, t_to)`` on caller-owned arrays, so the
+Python driver can check for cancellation and report progress between calls. Conventions: ``F[0] = -beta``
+(set by the caller), ``F[t] = inf`` and ``last[t] = -1`` for ``0 < t < m``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+from numpy.typing import NDArray
+
+from ._costs import segment_cost
+
+_INF = np.inf
+
+
+@njit(nogil=True, cache=True)
+def op_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
+               last: NDArray[np.int64], t_from: int, t_to: int, beta: float, m: int, kind: int,
+               var_offset: float, mbic: bool, tie_last: bool) -> None:
+    """Exact OP recursion for ``t in [t_from, t_to)``; candidates ``{0} U [m, t-m]``."""
+    for t in range(t_from, t_to):
+        if t < m:
+            F[t] = _INF
+            last[t] = -1
+            continue
+        best = F[0] + segment_cost(S, Q, 0, t, kind, var_offset, mbic)
+        arg = 0
+        for k in range(m, t - m + 1):
+            v = F[k] + segment_cost(S, Q, k, t, kind, var_offset, mbic)
+            if v < best or (tie_last and v == best):
+                best = v
+                arg = k
+        F[t] = best + beta
+        last[t] = arg
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def op_parallel_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
+                        last: NDArray[np.int64], t_from: int, t_to: int, beta: float, m: int,
+                        kind: int, var_offset: float, mbic: bool, tie_last: bool,
+                        block: int) -> None:
+    """OP by blocked wavefront (spec §5.2, backend 3): same output as :func:`op_advance`.
+
+    For a block of end points ``[t0, t1)`` every ``F[k]``, ``k < t0``, is final, so the scans over
+    those candidates run in parallel (``prange``); the in-block candidates ``k >= t0`` follow
+    sequentially. Thread count and chunking (static or dynamic) are set by the caller.
+    """
+    partial = np.empty(block)
+    parg = np.empty(block, dtype=np.int64)
+    t0 = t_from
+    while t0 < t_to:
+        t1 = min(t0 + block, t_to)
+        nb = t1 - t0
+        for j in prange(nb):
+            t = t0 + j
+            if t < m:
+                partial[j] = _INF
+                parg[j] = -1
+                continue
+            best = F[0] + segment_cost(S, Q, 0, t, kind, var_offset, mbic)
+            arg = 0
+            kend = min(t0 - 1, t - m)
+            for k in range(m, kend + 1):
+                v = F[k] + segment_cost(S, Q, k, t, kind, var_offset, mbic)
+                if v < best or (tie_last and v == best):
+                    best = v
+                    arg = k
+            partial[j] = best
+            parg[j] = arg
+        for j in range(nb):
+            t = t0 + j
+            if t < m:
+                F[t] = _INF
+                last[t] = -1
+                continue
+            best = partial[j]
+            arg = parg[j]
+            for k in range(max(t0, m), t - m + 1):
+                v = F[k] + segment_cost(S, Q, k, t, kind, var_offset, mbic)
+                if v < best or (tie_last and v == best):
+                    best = v
+                    arg = k
+            F[t] = best + beta
+            last[t] = arg
+        t0 = t1
+
+
+@njit(nogil=True, cache=True)
+def pelt_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
+                 last: NDArray[np.int64], R: NDArray[np.int64], state: NDArray[np.int64],
+                 dom: NDArray[np.int64], vbuf: NDArray[np.float64], t_from: int, t_to: int,
+                 beta: float, m: int, kind: int, var_offset: float, mbic: bool,
+                 tie_last: bool) -> None:
+    """PELT with deferred pruning (spec §4), exact for every ``m``.
+
+    ``R[:state[0]]`` holds the candidates in ascending order; ``dom[tau]`` is the first end point at
+    which ``tau`` was dominated (``F[tau] + C(tau, t) > F[t]``; ties kept) or a large sentinel. A
+    candidate dominated at ``s`` is removed once ``s`` itself becomes a legal last change
+    (``t - m >= s``), not earlier.
+    """
+    rlen = state[0]
+    for t in range(t_from, t_to):
+        if t < m:
+            F[t] = _INF
+            last[t] = -1
+            continue
+        s = t - m
+        if s == 0 or s >= m:
+            R[rlen] = s
+            rlen += 1
+        best = _INF
+        arg = -1
+        j = 0
+        for i in range(rlen):
+            tau = R[i]
+            if dom[tau] <= s:
+                continue
+            v = F[tau] + segment_cost(S, Q, tau, t, kind, var_offset, mbic)
+            R[j] = tau
+            vbuf[j] = v
+            j += 1
+            if v < best or (tie_last and v == best):
+                best = v
+                arg = tau
+        rlen = j
+        ft = best + beta
+        F[t] = ft
+        last[t] = arg
+        for i in range(rlen):
+            if vbuf[i] > ft and dom[R[i]] > t:
+                dom[R[i]] = t
+    state[0] = rlen
+
+
+@njit(nogil=True, cache=True)
+def best_split(S: NDArray[np.float64], Q: NDArray[np.float64], a: int, b: int, m: int, kind: int,
+               var_offset: float, mbic: bool) -> tuple[float, int]:
+    """Best single split of ``y[a:b]``: ``(gain, q)`` with gain ``C(a,b) - min_q C(a,q) + C(q,b)``.
+
+    ``q`` ranges over ``[a+m, b-m]`` (ties: smallest q); returns ``(-inf, -1)`` when ``b - a < 2m``.
+    """
+    best = _INF
+    arg = -1
+    for q in range(a + m, b - m + 1):
+        v = (segment_cost(S, Q, a, q, kind, var_offset, mbic)
+             + segment_cost(S, Q, q, b, kind, var_offset, mbic))
+        if v < best:
+            best = v
+            arg = q
+    if arg < 0:
+        return -_INF, -1
+    return segment_cost(S, Q, a, b, kind, var_offset, mbic) - best, arg
+
+
+def backtrack(last: NDArray[np.int64], n: int) -> NDArray[np.int64]:
+    """Change points from the ``last`` array: follow ``last[t]`` from ``t = n`` while positive."""
+    cps = []
+    t = n
+    while last[t] > 0:
+        t = int(last[t])
+        cps.append(t)
+    return np.asarray(cps[::-1], dtype=np.int64)

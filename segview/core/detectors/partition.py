@@ -1,0 +1,238 @@
+"""Optimal partitioning (OP, exact dynamic programme) and PELT, detectors ``op`` and ``pelt``.
+
+Spec: ``shared/spec/partition.md``. OP: Jackson et al. (2005) recursion
+``F(t) = min_k F(k) + C(k, t) + beta`` with the multithreaded evaluation of Srivastava ("An improved
+optimal partitioning algorithm based on multithreaded approach", seed 003), implemented as a blocked
+wavefront (numba ``prange``, GIL released; static or dynamic chunking). PELT: Killick, Fearnhead &
+Eckley (2012, JASA), with deferred pruning so that it is exact for every ``min_size`` (spec §4).
+
+Index convention: change points are 0-based indices of the first sample of each new segment
+(``0 < cp < n``), the same numbers as R ``changepoint::cpts()`` and ruptures ``predict()[:-1]``.
+
+``stats["optimal_cost"]`` holds ``F(1..n)`` in the convention of R ``fpop`` (spec §7.1) for the l2
+cost, ``F_std(t) + 2 beta - sum_{i<t} y_i^2``; for the normal cost it is ``F_std(1..n)``. The standard
+values (``sum of segment costs + beta * K``) are in ``stats["optimal_cost_std"]``.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from ..context import NULL_CONTEXT, RunContext
+from ..params import ParamSpec, Params
+from ..registry import DetectorSpec, register
+from ..result import DetectionResult
+from . import _costs
+from ._partition_kernels import backtrack, op_advance, op_parallel_advance, pelt_advance
+
+log = logging.getLogger(__name__)
+#: Candidate evaluations per kernel call between two cancellation checks.
+_WORK_PER_CALL = 20_000_000
+_PELT_STEPS_PER_CALL = 1 << 17
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Output of :func:`optimal_partition`.
+
+    Attributes:
+        change_points: sorted 0-based change points.
+        F: ``F[t]`` for ``t = 0..n`` (standard convention, ``F[0] = -beta``).
+        last: ``last[t]`` = optimal last change for ``y[0:t]`` (-1 where infeasible).
+        beta: the penalty used.
+        mbic: whether ``ln(segment length)`` was added to each segment's cost.
+        threads: threads actually used.
+    """
+
+    change_points: NDArray[np.int64]
+    F: NDArray[np.float64]
+    last: NDArray[np.int64]
+    beta: float
+    mbic: bool
+    threads: int = 1
+
+
+def auto_min_size(cost: str, min_size: int | None) -> int:
+    """``min_size`` or, when None, the smallest the cost allows."""
+    return _costs.MIN_SEGMENT[cost] if min_size is None else int(min_size)
+
+
+def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
+                      min_size: int | None = None, *, pruning: bool = False, threads: int = 1,
+                      schedule: str = "static", block: int = 256, tie: str = "first",
+                      var_offset: float = 0.0, ctx: RunContext = NULL_CONTEXT,
+                      method: str = "op") -> Partition:
+    """Exact penalised segmentation of ``y`` by OP (``pruning=False``) or PELT (``pruning=True``).
+
+    Args:
+        y: the series (finite float64).
+        cost: ``"l2"`` or ``"normal"`` (see :mod:`._costs`).
+        penalty: beta, or a name resolved with n (:func:`._costs.resolve_penalty`).
+        min_size: minimum segment length (None: 1 for l2, 2 for normal).
+        pruning: use PELT's pruning (same result, expected linear time).
+        threads: OP only; > 1 uses the blocked parallel kernel.
+        schedule: ``"static"`` or ``"dynamic"`` chunking of the parallel loop.
+        block: block size of the parallel kernel.
+        tie: ``"first"`` (smallest minimising k, R/ruptures) or ``"last"`` (largest, FPOP's path).
+        var_offset: added to the variance inside the log of the normal cost.
+        ctx: cancellation and progress.
+        method: detector name used in error messages.
+
+    Raises:
+        ParameterError: bad cost, min_size, penalty or schedule.
+    """
+    m = auto_min_size(cost, min_size)
+    _costs.check_cost(cost, m, method)
+    y = np.asarray(y, dtype=np.float64)
+    n = y.size
+    beta, mbic = _costs.resolve_penalty(penalty, n, cost)
+    S, Q = _costs.prefix_sums(y)
+    F = np.empty(n + 1)
+    last = np.full(n + 1, -1, dtype=np.int64)
+    F[0] = -beta
+    args = (beta, m, _costs.COSTS[cost], float(var_offset), bool(mbic), tie == "last")
+    used = 1
+    if pruning:
+        _run_pelt(S, Q, F, last, n, args, ctx)
+    elif threads <= 1:
+        _run_chunks(lambda a, b: op_advance(S, Q, F, last, a, b, *args), n, block, ctx)
+    else:
+        used = min(int(threads), numba.config.NUMBA_NUM_THREADS)
+        chunk = 0 if schedule == "static" else max(1, block // (4 * used))
+        old_threads = numba.get_num_threads()
+        numba.set_num_threads(used)
+        try:
+            with numba.parallel_chunksize(chunk):
+                _run_chunks(lambda a, b: op_parallel_advance(S, Q, F, last, a, b, *args, block),
+                            n, block, ctx)
+        finally:
+            numba.set_num_threads(old_threads)
+    ctx.progress(1.0, method)
+    return Partition(backtrack(last, n), F, last, beta, mbic, used)
+
+
+def _run_chunks(step, n: int, block: int, ctx: RunContext) -> None:
+    """Call ``step(t_from, t_to)`` over ``t = 1..n`` in pieces of bounded work (cancellable)."""
+    t = 1
+    while t <= n:
+        width = max(block, _WORK_PER_CALL // max(t, 1))
+        width = -(-width // block) * block
+        t_to = min(n + 1, t + width)
+        step(t, t_to)
+        t = t_to
+        ctx.progress(t / (n + 1))
+
+
+def _run_pelt(S, Q, F, last, n: int, args: tuple, ctx: RunContext) -> None:
+    R = np.empty(n + 1, dtype=np.int64)
+    state = np.zeros(1, dtype=np.int64)
+    dom = np.full(n + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    vbuf = np.empty(n + 1)
+    t = 1
+    while t <= n:
+        t_to = min(n + 1, t + _PELT_STEPS_PER_CALL)
+        pelt_advance(S, Q, F, last, R, state, dom, vbuf, t, t_to, *args)
+        t = t_to
+        ctx.progress(t / (n + 1))
+
+
+def fpop_costs(y: NDArray[np.float64], F: NDArray[np.float64], beta: float) -> NDArray[np.float64]:
+    """``F(1..n)`` converted to R ``fpop``'s convention (spec §7.1)."""
+    y = np.asarray(y, dtype=np.float64)
+    return F[1:] + 2.0 * beta - np.cumsum(y * y)
+
+
+def _segments(cps: NDArray[np.int64], n: int) -> list[tuple[int, int]]:
+    bounds = [0, *map(int, cps), n]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
+            notes: tuple[str, ...] = ()) -> DetectionResult:
+    n = y.size
+    std = part.F[1:].copy()
+    optimal = fpop_costs(y, part.F, part.beta) if params["cost"] == "l2" else std
+    stats = {
+        "optimal_cost": optimal,
+        "optimal_cost_std": std,
+        "penalized_cost": float(part.F[n]),
+        "penalty": part.beta,
+        "min_size": auto_min_size(params["cost"], params["min_size"]),
+        "segments": _segments(part.change_points, n),
+        "last": part.last[1:].copy(),
+        "threads": part.threads,
+    }
+    if part.mbic:
+        notes = (*notes, "MBIC: ln(segment length) added to each segment's cost")
+    return DetectionResult(name, params, part.change_points, stats=stats, notes=notes)
+
+
+def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    notes: tuple[str, ...] = ()
+    threads = params["threads"]
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        notes = (f"threads limited to {numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)",)
+    part = optimal_partition(values, params["cost"], params["penalty"], params["min_size"],
+                             threads=threads, schedule=params["schedule"], block=params["block"],
+                             tie=params["tie"], var_offset=params["var_offset"], ctx=ctx,
+                             method="op")
+    return _result("op", values, params, part, notes)
+
+
+def _run_pelt_detector(values: NDArray[np.float64], params: Params,
+                       ctx: RunContext) -> DetectionResult:
+    part = optimal_partition(values, params["cost"], params["penalty"], params["min_size"],
+                             pruning=True, tie=params["tie"], var_offset=params["var_offset"],
+                             ctx=ctx, method="pelt")
+    return _result("pelt", values, params, part)
+
+
+def _min_length(params: Params) -> int:
+    return auto_min_size(params["cost"], params["min_size"])
+
+
+COMMON_PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("cost", "str", "l2", choices=("l2", "normal"),
+              help="Segment cost: squared error (change in mean, unit noise variance) or Gaussian "
+                   "mean and variance (twice the negative log-likelihood)."),
+    ParamSpec("penalty", "float", "bic", low=0.0, step=0.5, log=True,
+              aliases=_costs.PENALTY_NAMES,
+              help="Cost of one extra change point, or a criterion name resolved with the series "
+                   "length (bic counts the change location, as R changepoint >= 2.2)."),
+    ParamSpec("min_size", "int", None, low=1, high=100_000, step=1, unit="samples", optional=True,
+              help="Minimum segment length; automatic means 1 for l2 and 2 for normal."),
+    ParamSpec("tie", "str", "first", choices=("first", "last"),
+              help="Among equally good last change points keep the earliest (R, ruptures) or the "
+                   "latest (R fpop's path)."),
+    ParamSpec("var_offset", "float", 0.0, low=0.0, high=1.0, step=1e-6,
+              help="Added to each segment's variance inside the log of the normal cost "
+                   "(1e-6 reproduces ruptures' CostNormal default)."),
+)
+
+OP = register(DetectorSpec(
+    name="op", label="Optimal partitioning", version="1", produces="change_points",
+    params=COMMON_PARAMS + (
+        ParamSpec("threads", "int", 1, low=1, high=256, step=1,
+                  help="Worker threads for the parallel evaluation of F(t); 1 runs the serial "
+                       "kernel."),
+        ParamSpec("schedule", "str", "static", choices=("static", "dynamic"),
+                  help="Distribution of end points over threads: equal contiguous chunks, or small "
+                       "chunks handed to idle threads."),
+        ParamSpec("block", "int", 256, low=8, high=65536, step=8,
+                  help="End points per wavefront block of the parallel kernel."),
+    ),
+    run=_run_op, min_length=_min_length, affine_invariant=False,
+    citation="Jackson et al. (2005); Srivastava, multithreaded optimal partitioning (seed 003)",
+    description="Exact penalised segmentation by dynamic programming, O(n^2), multithreaded.",
+))
+
+PELT = register(DetectorSpec(
+    name="pelt", label="PELT", version="1", produces="change_points", params=COMMON_PARAMS,
+    run=_run_pelt_detector, min_length=_min_length, affine_invariant=False,
+    citation="Killick, Fearnhead & Eckley (2012), JASA 107(500):1590-1598",
+    description="Exact penalised segmentation with pruning (expected linear time).",
+))
