@@ -1,0 +1,336 @@
+"""Run detectors over many series: one executor interface for local worker processes (default,
+``concurrent.futures.ProcessPoolExecutor``), a Dask distributed cluster (``scheduler`` address or a
+``Client``) and in-process serial runs, with an on-disk result cache.
+
+A run is one (series, method, parameters) triple. The cache key is the series' content hash, the
+detector name and version and the coerced parameters, so a repeated run recomputes nothing and a
+detector whose ``version`` changes is recomputed. The cache is a SQLite file written only by the
+calling process; workers just compute.
+
+``run_batch`` returns one row per run, series-major (for each series, each method in order)::
+
+    {"series_id", "method", "detector_version", "params", "steady_index" (int | None),
+     "change_points" (list[int]), "runtime_ms", "error" (str | None), "cached" (bool),
+     "series_index", "spec_index"}
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import json
+import logging
+import math
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import registry
+from ..api import run_spec
+from ..context import NULL_CONTEXT, RunContext
+from ..errors import InputError, RecoverableError
+from ..model import Series
+from ..params import Params
+from ..registry import DetectorSpec
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None]
+PlannedTask = tuple[int, "MethodSpec", tuple[int, ...]]  # (spec index, method, series indices)
+_PAYLOAD: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A detector with coerced parameters."""
+
+    spec: DetectorSpec
+    params: Params
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @classmethod
+    def of(cls, method: str | DetectorSpec, params: dict[str, Any] | Params | None = None
+           ) -> "MethodSpec":
+        """Resolve ``method`` through the registry and coerce ``params`` (ParameterError)."""
+        spec = method if isinstance(method, DetectorSpec) else registry.get(method)
+        return cls(spec, spec.coerce(dict(params or {})))
+
+
+def _as_method_specs(items: Iterable[Any]) -> list[MethodSpec]:
+    out = []
+    for item in items:
+        if isinstance(item, MethodSpec):
+            out.append(item)
+        elif isinstance(item, (str, DetectorSpec)):
+            out.append(MethodSpec.of(item))
+        else:
+            name, params = item
+            out.append(MethodSpec.of(name, params))
+    return out
+
+
+# ----------------------------------------------------------------------------------- workers
+
+def _run_one(ms: MethodSpec, series: Series) -> dict[str, Any]:
+    try:
+        res = run_spec(ms.spec, series, ms.params)
+    except RecoverableError as err:
+        return {"steady_index": None, "change_points": [], "runtime_ms": 0.0, "error": str(err)}
+    return {"steady_index": res.steady_start, "change_points": [int(c) for c in res.change_points],
+            "runtime_ms": float(res.runtime_ms), "error": None}
+
+
+def _run_chunk(series: Sequence[Series], si: int, ms: MethodSpec, idx: tuple[int, ...]
+               ) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
+    return si, [(i, _run_one(ms, series[i])) for i in idx]
+
+
+def _init_worker(series: Sequence[Series]) -> None:
+    _PAYLOAD["series"] = series
+
+
+def _pool_task(si: int, ms: MethodSpec, idx: tuple[int, ...]
+               ) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
+    return _run_chunk(_PAYLOAD["series"], si, ms, idx)
+
+
+# --------------------------------------------------------------------------------- executors
+
+class Executor:
+    """Runs chunks of (method, series indices) and yields their results as they complete."""
+
+    workers: int = 1
+
+    def run(self, series: Sequence[Series], tasks: Sequence[PlannedTask]
+            ) -> Iterator[tuple[int, list[tuple[int, dict[str, Any]]]]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release workers or the cluster connection this executor created."""
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialExecutor(Executor):
+    """Everything in the calling process (tests, tiny jobs, debugging)."""
+
+    def run(self, series, tasks):  # type: ignore[no-untyped-def]
+        for si, ms, idx in tasks:
+            yield _run_chunk(series, si, ms, idx)
+
+
+class LocalExecutor(Executor):
+    """Local worker processes; the series are sent once per worker (pool initializer)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, int(workers or os.cpu_count() or 1))
+
+    def run(self, series, tasks):  # type: ignore[no-untyped-def]
+        with cf.ProcessPoolExecutor(self.workers, initializer=_init_worker,
+                                    initargs=(list(series),)) as pool:
+            futures = [pool.submit(_pool_task, si, ms, idx) for si, ms, idx in tasks]
+            try:
+                for fut in cf.as_completed(futures):
+                    yield fut.result()
+            finally:
+                for fut in futures:
+                    fut.cancel()
+
+
+class DaskExecutor(Executor):
+    """A Dask distributed cluster: ``address`` of a scheduler, or an existing ``client``.
+
+    The series are scattered to every worker once; tasks carry only indices and parameters.
+    """
+
+    def __init__(self, address: str | None = None, client: Any = None) -> None:
+        from distributed import Client
+
+        if client is None and not address:
+            raise InputError("scheduler", "give a scheduler address or a Client")
+        self._own = client is None
+        self.client = client if client is not None else Client(address)
+        n = sum(self.client.nthreads().values())
+        self.workers = max(1, int(n))
+
+    def run(self, series, tasks):  # type: ignore[no-untyped-def]
+        from distributed import as_completed
+
+        data = self.client.scatter(list(series), broadcast=True, hash=False)
+        futures = [self.client.submit(_run_chunk, data, si, ms, idx, pure=False)
+                   for si, ms, idx in tasks]
+        try:
+            for fut in as_completed(futures):
+                yield fut.result()
+        finally:
+            self.client.cancel(futures)
+
+    def close(self) -> None:
+        if self._own:
+            self.client.close()
+
+
+def make_executor(scheduler: str | None = None, workers: int | None = None) -> Executor:
+    """``--scheduler ADDRESS`` -> Dask; ``workers=1`` -> serial; otherwise local processes."""
+    if scheduler:
+        return DaskExecutor(scheduler)
+    if workers == 1:
+        return SerialExecutor()
+    return LocalExecutor(workers)
+
+
+# ------------------------------------------------------------------------------------- cache
+
+class ResultCache:
+    """SQLite map of run key -> result JSON; used from the calling process only."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.dir / "results.sqlite", timeout=30)
+        self.db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT)")
+
+    @staticmethod
+    def key(series_hash: str, ms: MethodSpec) -> str:
+        params = json.dumps(sorted((k, v) for k, v in ms.params.items()), default=str)
+        text = f"{series_hash}|{ms.spec.name.lower()}|{ms.spec.version}|{params}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for i in range(0, len(keys), 500):
+            part = list(keys[i:i + 500])
+            marks = ",".join("?" * len(part))
+            for k, v in self.db.execute(f"SELECT key, value FROM results WHERE key IN ({marks})",
+                                        part):
+                out[k] = json.loads(v)
+        return out
+
+    def put_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?)",
+                                ((k, json.dumps(v)) for k, v in items))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+# ----------------------------------------------------------------------------------- driver
+
+def _plan(missing: dict[int, list[int]], specs: Sequence[MethodSpec], workers: int,
+          n_series: int) -> list[PlannedTask]:
+    total = sum(len(v) for v in missing.values())
+    chunk = max(1, min(n_series, math.ceil(total / (workers * 8)))) if total else 1
+    tasks: list[PlannedTask] = []
+    for si, idx in missing.items():
+        for i in range(0, len(idx), chunk):
+            tasks.append((si, specs[si], tuple(idx[i:i + chunk])))
+    return tasks
+
+
+def _resolve_executor(executor: Executor | str | None, workers: int | None
+                      ) -> tuple[Executor, bool]:
+    if isinstance(executor, Executor):
+        return executor, False
+    if isinstance(executor, str):
+        return DaskExecutor(executor), True
+    return make_executor(None, workers), True
+
+
+def _row(series: Series, ri: int, si: int, ms: MethodSpec, res: dict[str, Any]) -> dict[str, Any]:
+    return {"series_id": series.id, "method": ms.spec.name, "detector_version": ms.spec.version,
+            "params": dict(ms.params), "steady_index": res["steady_index"],
+            "change_points": list(res["change_points"]), "runtime_ms": res["runtime_ms"],
+            "error": res.get("error"), "cached": bool(res.get("cached", False)),
+            "series_index": ri, "spec_index": si}
+
+
+def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
+              executor: Executor | str | None = None, progress: Progress | None = None,
+              cache_dir: str | Path | None = None, ctx: RunContext = NULL_CONTEXT,
+              workers: int | None = None) -> list[dict[str, Any]]:
+    """Run every method on every series.
+
+    Args:
+        series_list: the series.
+        method_specs: :class:`MethodSpec` objects, method names, or ``(name, params)`` pairs.
+        executor: an :class:`Executor`, a Dask scheduler address, or None for local processes
+            (``workers`` of them; ``workers=1`` runs in-process). An executor passed in stays open.
+        progress: ``progress(done, total)`` after each finished chunk (cached runs count as done).
+        cache_dir: folder of the result cache; None disables caching.
+        ctx: cancellation (checked between chunks).
+
+    Returns:
+        Rows (see the module docstring), series-major.
+
+    Raises:
+        UnknownMethodError, ParameterError, Cancelled.
+    """
+    specs = _as_method_specs(method_specs)
+    series_list = list(series_list)
+    n = len(series_list) * len(specs)
+    results: dict[tuple[int, int], dict[str, Any]] = {}
+    cache = ResultCache(cache_dir) if cache_dir is not None else None
+    keys: dict[tuple[int, int], str] = {}
+    try:
+        if cache is not None:
+            hashes = [s.content_hash for s in series_list]
+            keys = {(si, ri): ResultCache.key(hashes[ri], ms)
+                    for si, ms in enumerate(specs) for ri in range(len(series_list))}
+            hits = cache.get_many(list(keys.values()))
+            for pos, k in keys.items():
+                if k in hits:
+                    results[pos] = {**hits[k], "cached": True}
+        missing: dict[int, list[int]] = {}
+        for si in range(len(specs)):
+            for ri in range(len(series_list)):
+                if (si, ri) not in results:
+                    missing.setdefault(si, []).append(ri)
+        done = len(results)
+        if progress:
+            progress(done, n)
+        if missing:
+            _compute(series_list, specs, missing, executor, workers, results, cache, keys, ctx,
+                     progress, done, n)
+    finally:
+        if cache is not None:
+            cache.close()
+    return [_row(series_list[ri], ri, si, specs[si], results[(si, ri)])
+            for ri in range(len(series_list)) for si in range(len(specs))]
+
+
+def _compute(series_list: list[Series], specs: list[MethodSpec], missing: dict[int, list[int]],
+             executor: Executor | str | None, workers: int | None,
+             results: dict[tuple[int, int], dict[str, Any]], cache: ResultCache | None,
+             keys: dict[tuple[int, int], str], ctx: RunContext, progress: Progress | None,
+             done: int, n: int) -> None:
+    ex, own = _resolve_executor(executor, workers)
+    pending: list[tuple[str, dict[str, Any]]] = []
+    try:
+        tasks = _plan(missing, specs, ex.workers, len(series_list))
+        log.info("batch: %d runs in %d tasks on %s", n - done, len(tasks), type(ex).__name__)
+        for si, chunk in ex.run(series_list, tasks):
+            ctx.check()
+            for ri, res in chunk:
+                results[(si, ri)] = res
+                if cache is not None and res.get("error") is None:
+                    pending.append((keys[(si, ri)], res))
+            if cache is not None and len(pending) >= 5000:
+                cache.put_many(pending)
+                pending = []
+            done += len(chunk)
+            if progress:
+                progress(done, n)
+    finally:
+        if cache is not None and pending:
+            cache.put_many(pending)
+        if own:
+            ex.close()

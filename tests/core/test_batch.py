@@ -1,0 +1,126 @@
+"""Batch engine: serial, local processes and Dask give the same rows; the cache recomputes nothing."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from segview.core import registry
+from segview.core.errors import InputError
+from segview.core.evaluation import batch
+from segview.core.model import Series
+from segview.core.params import ParamSpec
+from segview.core.registry import DetectorSpec
+from segview.core.result import DetectionResult
+
+CALLS: list[int] = []
+
+
+def _fake_run(values, params, ctx):
+    """Onset = first index whose value is <= threshold (None if none); one change point there."""
+    CALLS.append(1)
+    hits = np.flatnonzero(values <= params["threshold"])
+    onset = int(hits[0]) if hits.size else None
+    cps = [onset] if onset else []
+    return DetectionResult("fake_batch", params, np.array(cps, dtype=np.int64), onset)
+
+
+FAKE = DetectorSpec(
+    name="fake_batch", label="Fake", version="1", produces="onset",
+    params=(ParamSpec("threshold", "float", 5.0, low=-100, high=100),), run=_fake_run,
+    min_length=3)
+
+
+@pytest.fixture()
+def fake_detector():
+    registry.register(FAKE)
+    CALLS.clear()
+    yield FAKE
+    registry._REGISTRY.pop("fake_batch", None)
+
+
+def _series():
+    # decreasing ramps: onset of threshold t is the first index with value <= t
+    return [Series(np.arange(20 + k, 0, -1, dtype=float), id=f"r{k}") for k in range(6)] + [
+        Series([1.0, 2.0], id="short")]
+
+
+def _expected(series, t):
+    out = []
+    for s in series:
+        if len(s) < 3:
+            out.append(None)
+            continue
+        hits = np.flatnonzero(s.values <= t)
+        out.append(int(hits[0]) if hits.size else None)
+    return out
+
+
+def test_serial_rows_and_errors(fake_detector):
+    series = _series()
+    rows = batch.run_batch(series, [("fake_batch", {"threshold": 5}), ("fake_batch", {"threshold": 50})],
+                           workers=1)
+    assert len(rows) == 2 * len(series)
+    assert [r["series_id"] for r in rows[:4]] == ["r0", "r0", "r1", "r1"]
+    got5 = [r["steady_index"] for r in rows if r["params"]["threshold"] == 5]
+    assert got5 == _expected(series, 5)
+    short = [r for r in rows if r["series_id"] == "short"]
+    assert all(r["error"] and "at least 3" in r["error"] for r in short)
+    got50 = [r["steady_index"] for r in rows if r["params"]["threshold"] == 50]
+    assert got50[:6] == [0] * 6
+
+
+def test_cache_recomputes_nothing(fake_detector, tmp_path):
+    series = _series()[:6]
+    specs = [("fake_batch", {"threshold": t}) for t in (3, 7)]
+    first = batch.run_batch(series, specs, workers=1, cache_dir=tmp_path)
+    assert len(CALLS) == 12 and not any(r["cached"] for r in first)
+    progress = []
+    second = batch.run_batch(series, specs, workers=1, cache_dir=tmp_path,
+                             progress=lambda d, n: progress.append((d, n)))
+    assert len(CALLS) == 12  # nothing recomputed
+    assert all(r["cached"] for r in second)
+    assert [r["steady_index"] for r in second] == [r["steady_index"] for r in first]
+    assert progress[-1] == (12, 12)
+    # a new parameter value or a new detector version is computed
+    batch.run_batch(series, [("fake_batch", {"threshold": 4})], workers=1, cache_dir=tmp_path)
+    assert len(CALLS) == 18
+
+
+def test_version_change_invalidates_cache(fake_detector, tmp_path):
+    import dataclasses
+    series = _series()[:3]
+    batch.run_batch(series, ["fake_batch"], workers=1, cache_dir=tmp_path)
+    v2 = batch.MethodSpec(dataclasses.replace(FAKE, version="2"), FAKE.defaults())
+    batch.run_batch(series, [v2], workers=1, cache_dir=tmp_path)
+    assert len(CALLS) == 6
+
+
+def test_local_processes_match_serial(fake_detector):
+    series = _series()
+    specs = [("fake_batch", {"threshold": t}) for t in (2, 9, 15)]
+    serial = batch.run_batch(series, specs, workers=1)
+    progress = []
+    local = batch.run_batch(series, specs, workers=2, progress=lambda d, n: progress.append(d))
+    strip = lambda rows: [(r["series_id"], r["params"]["threshold"], r["steady_index"],  # noqa: E731
+                           r["change_points"], r["error"]) for r in rows]
+    assert strip(local) == strip(serial)
+    assert progress[-1] == len(series) * 3 and progress == sorted(progress)
+
+
+def test_dask_local_cluster_matches_local(fake_detector):
+    distributed = pytest.importorskip("distributed")
+    series = _series()
+    specs = [("fake_batch", {"threshold": t}) for t in (2, 9)]
+    local = batch.run_batch(series, specs, workers=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        ex = batch.DaskExecutor(client=client)
+        remote = batch.run_batch(series, specs, executor=ex)
+    assert [r["steady_index"] for r in remote] == [r["steady_index"] for r in local]
+    assert [r["error"] for r in remote] == [r["error"] for r in local]
+
+
+def test_dask_executor_needs_address():
+    with pytest.raises(InputError):
+        batch.DaskExecutor()
