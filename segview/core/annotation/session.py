@@ -1,0 +1,372 @@
+"""Annotation sessions: the judge-facing workflow on top of :class:`~.store.Store` (Qt-free).
+
+A GUI drives it like this::
+
+    store = Store(url)                      # or Store() for the default SQLite file
+    s = AnnotationSession.create(store, "jmh-2026", dataset, protocol="steady_state")
+    s = AnnotationSession.open(store, "jmh-2026")
+    judge = s.judge("alice", create=True)   # seeded, recorded shuffled order
+    order = s.order(judge)                  # items in this judge's order
+    pos = s.resume_position(judge)          # first item the judge has not labelled yet
+    s.record(judge, item.series_id, steady=True, onset=812)   # committed at once
+    s.undo(judge); s.redo(judge)            # appended to the history, nothing deleted
+    s.progress()                            # {judge name: (labelled, total)}
+    s.visible_labels(judge, series_id)      # {} in blind mode unless review=True
+
+Labels are :class:`Label` objects; ``None`` means "not annotated yet", while a label with
+``steady=False`` (or an empty change-point list) means "looked, no onset / no change point".
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy import insert, select
+
+from ... import __version__
+from ..errors import DataFormatError, InputError
+from ..model import Series
+from . import store as st
+from .aggregate import Adjudication, GroundTruth, aggregate, aggregate_change_points
+
+DEFAULT_SETTINGS: dict[str, Any] = {"rule": "general", "eps": 50.0, "min_samples": None,
+                                    "tie": "disputed", "blind": True}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One series of a session."""
+
+    id: int
+    series_id: str
+    content_hash: str
+    position: int
+    n_samples: int
+    source: str
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A judge (or adjudicator) of a session; ``seed`` fixes their order of the items."""
+
+    id: int
+    name: str
+    role: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class Label:
+    """A judge's current label of one series (the latest effective action of the history)."""
+
+    series_id: str
+    judge: str
+    steady: bool | None
+    onset: int | None
+    change_points: tuple[int, ...] | None
+    confidence: float | None
+    note: str | None
+    event_id: int
+    created_at: float
+
+
+class AnnotationSession:
+    """One annotation session in a store. Use :meth:`create` or :meth:`open`."""
+
+    def __init__(self, store: st.Store, row: Any) -> None:
+        self.store = store
+        self.id: int = int(row.id)
+        self.name: str = row.name
+        self.protocol: str = row.protocol
+        self.settings: dict[str, Any] = {**DEFAULT_SETTINGS, **st.json.loads(row.settings)}
+        self.created_at: float = row.created_at
+        self.tool_version: str = row.tool_version
+        self._items: list[Item] | None = None
+
+    # ----- creation ---------------------------------------------------------------------------
+    @classmethod
+    def create(cls, store: st.Store, name: str, series: Iterable[Series], *,
+               protocol: str = "steady_state", settings: Mapping[str, Any] | None = None,
+               store_values: bool = True) -> "AnnotationSession":
+        """Create a session over ``series`` (their ids must be unique).
+
+        Args:
+            store_values: keep the values in the database so judges elsewhere see the same data.
+        """
+        series = list(series)
+        if not series:
+            raise InputError(name, "a session needs at least one series")
+        ids = [s.id for s in series]
+        dups = sorted({i for i in ids if ids.count(i) > 1})
+        if dups:
+            raise InputError(name, f"series ids must be unique; repeated: {', '.join(dups[:5])}")
+        unknown = set(settings or {}) - set(DEFAULT_SETTINGS)
+        if unknown:
+            raise InputError(name, f"unknown session setting(s) {', '.join(sorted(unknown))}; "
+                                   f"known: {', '.join(DEFAULT_SETTINGS)}")
+        sid = store.insert_session(name, protocol, {**DEFAULT_SETTINGS, **(settings or {})},
+                                   __version__)
+        rows = [{"session_id": sid, "series_id": s.id, "content_hash": s.content_hash,
+                 "position": k, "n_samples": len(s), "source": str(s.metadata.get("source", "")),
+                 "values": s.values.tobytes() if store_values else None,
+                 "x_values": s.x.tobytes() if store_values and s.x is not None else None}
+                for k, s in enumerate(series)]
+        with store.write() as conn:
+            conn.execute(insert(st.items), rows)
+        return cls.open(store, name)
+
+    @classmethod
+    def open(cls, store: st.Store, name: str) -> "AnnotationSession":
+        return cls(store, store.session_row(name))
+
+    # ----- items ------------------------------------------------------------------------------
+    def items(self) -> list[Item]:
+        if self._items is None:
+            with self.store.read() as conn:
+                rows = conn.execute(select(st.items.c.id, st.items.c.series_id,
+                                           st.items.c.content_hash, st.items.c.position,
+                                           st.items.c.n_samples, st.items.c.source)
+                                    .where(st.items.c.session_id == self.id)
+                                    .order_by(st.items.c.position))
+                self._items = [Item(*r) for r in rows]
+        return self._items
+
+    def item(self, series_id: str) -> Item:
+        for it in self.items():
+            if it.series_id == series_id:
+                return it
+        raise InputError(series_id, f"not a series of session {self.name!r}")
+
+    def series(self, series_id: str) -> Series:
+        """The stored series (values checked against the content hash)."""
+        it = self.item(series_id)
+        with self.store.read() as conn:
+            row = conn.execute(select(st.items.c["values"], st.items.c.x_values)
+                               .where(st.items.c.id == it.id)).one()
+        if row[0] is None:
+            raise DataFormatError(series_id, "the session does not store the values; load the "
+                                             f"data from {it.source or 'its files'}")
+        x = np.frombuffer(row[1], dtype=np.float64) if row[1] is not None else None
+        s = Series(np.frombuffer(row[0], dtype=np.float64), x, it.series_id, {"source": it.source})
+        if s.content_hash != it.content_hash:
+            raise DataFormatError(series_id, "stored values do not match the content hash")
+        return s
+
+    def check_data(self, series: Iterable[Series]) -> list[str]:
+        """Ids of the given series whose content differs from the session's (labels would detach)."""
+        by_id = {it.series_id: it for it in self.items()}
+        return [s.id for s in series if s.id in by_id and by_id[s.id].content_hash != s.content_hash]
+
+    # ----- judges -----------------------------------------------------------------------------
+    def judges(self, role: str | None = None) -> list[Judge]:
+        q = select(st.judges.c.id, st.judges.c.name, st.judges.c.role, st.judges.c.seed).where(
+            st.judges.c.session_id == self.id).order_by(st.judges.c.id)
+        if role is not None:
+            q = q.where(st.judges.c.role == role)
+        with self.store.read() as conn:
+            return [Judge(*r) for r in conn.execute(q)]
+
+    def judge(self, name: str, *, create: bool = False, role: str = "judge",
+              seed: int | None = None) -> Judge:
+        """A judge by name; ``create=True`` adds them (with a recorded random seed)."""
+        for j in self.judges():
+            if j.name == name:
+                return j
+        if not create:
+            raise InputError(name, f"no judge of that name in session {self.name!r}")
+        if role not in st.ROLES:
+            raise InputError(name, f"role must be one of {', '.join(st.ROLES)}")
+        if not name.strip():
+            raise InputError("judge", "the name is empty")
+        seed = secrets.randbits(31) if seed is None else int(seed)
+        with self.store.write() as conn:
+            conn.execute(insert(st.judges).values(session_id=self.id, name=name, role=role,
+                                                  seed=seed, created_at=st.time.time()))
+        return self.judge(name)
+
+    def order(self, judge: Judge) -> list[Item]:
+        """The items in the judge's own shuffled order (seeded, reproducible)."""
+        items = self.items()
+        perm = np.random.default_rng(judge.seed).permutation(len(items))
+        return [items[int(k)] for k in perm]
+
+    # ----- recording --------------------------------------------------------------------------
+    def _validate(self, it: Item, steady: bool | None, onset: int | None,
+                  change_points: Sequence[int] | None) -> tuple[int, ...] | None:
+        if self.protocol == "steady_state":
+            if steady is None:
+                raise InputError(it.series_id, "say steady or unsteady (use clear() to unset)")
+            if change_points is not None:
+                raise InputError(it.series_id, "the steady_state protocol takes no change points")
+            if onset is not None:
+                if not steady:
+                    raise InputError(it.series_id, "an unsteady series has no onset")
+                if not 0 <= int(onset) < it.n_samples:
+                    raise InputError(it.series_id, f"onset {onset} outside 0..{it.n_samples - 1}")
+            return None
+        if change_points is None:
+            raise InputError(it.series_id, "the change_points protocol needs a list (empty = "
+                                           "looked, none)")
+        cps = tuple(sorted({int(c) for c in change_points}))
+        bad = [c for c in cps if not 0 < c < it.n_samples]
+        if bad:
+            raise InputError(it.series_id, f"change point {bad[0]} outside 1..{it.n_samples - 1}")
+        return cps
+
+    def record(self, judge: Judge, series_id: str, *, steady: bool | None = None,
+               onset: int | None = None, change_points: Sequence[int] | None = None,
+               confidence: float | None = None, note: str | None = None) -> int:
+        """Record a judgment, committed before returning; returns its event id."""
+        it = self.item(series_id)
+        cps = self._validate(it, steady, onset, change_points)
+        if confidence is not None and not 0.0 <= float(confidence) <= 1.0:
+            raise InputError(series_id, f"confidence {confidence} outside 0..1")
+        with self.store.write() as conn:
+            self.store.lock_judge(conn, judge.id)
+            return self.store.append_event(
+                conn, session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
+                steady=steady, onset=None if onset is None else int(onset), change_points=cps,
+                confidence=confidence, note=note, tool_version=__version__)
+
+    def adjudicate(self, adjudicator: Judge, series_id: str, *, steady: bool | None = None,
+                   onset: int | None = None, change_points: Sequence[int] | None = None,
+                   note: str | None = None) -> int:
+        """An adjudicator's decision, stored beside (never over) the judges' labels."""
+        if adjudicator.role != "adjudicator":
+            raise InputError(adjudicator.name, "is not an adjudicator of this session")
+        return self.record(adjudicator, series_id, steady=steady, onset=onset,
+                           change_points=change_points, note=note)
+
+    def clear(self, judge: Judge, series_id: str) -> int:
+        """Set the series back to "not annotated" for this judge (a new history entry)."""
+        it = self.item(series_id)
+        with self.store.write() as conn:
+            self.store.lock_judge(conn, judge.id)
+            return self.store.append_event(conn, session_id=self.id, judge_id=judge.id,
+                                           item_id=it.id, kind="clear", tool_version=__version__)
+
+    def _undo_redo(self, judge: Judge, kind: str) -> str | None:
+        with self.store.write() as conn:
+            self.store.lock_judge(conn, judge.id)
+            history = self.store.judge_history(judge.id, conn)
+            _, done, redo = st.replay(history)
+            stack = done if kind == "undo" else redo
+            if not stack:
+                return None
+            target = stack[-1]
+            item_id = next(e.item_id for e in history if e.id == target)
+            self.store.append_event(conn, session_id=self.id, judge_id=judge.id,
+                                    item_id=item_id, kind=kind, target=target,
+                                    tool_version=__version__)
+        return next(it.series_id for it in self.items() if it.id == item_id)
+
+    def undo(self, judge: Judge) -> str | None:
+        """Revert the judge's latest action; returns the series it touched (None: nothing)."""
+        return self._undo_redo(judge, "undo")
+
+    def redo(self, judge: Judge) -> str | None:
+        """Re-apply the latest undone action; returns its series (None: nothing to redo)."""
+        return self._undo_redo(judge, "redo")
+
+    def can_undo(self, judge: Judge) -> bool:
+        return bool(st.replay(self.store.judge_history(judge.id))[1])
+
+    def can_redo(self, judge: Judge) -> bool:
+        return bool(st.replay(self.store.judge_history(judge.id))[2])
+
+    # ----- reading ----------------------------------------------------------------------------
+    def labels(self, judge: Judge) -> dict[str, Label]:
+        """The judge's current labels by series id (unannotated series are absent)."""
+        current, _, _ = st.replay(self.store.judge_history(judge.id))
+        by_item = {it.id: it.series_id for it in self.items()}
+        return {by_item[iid]: Label(by_item[iid], judge.name, ev.steady, ev.onset,
+                                    ev.change_points, ev.confidence, ev.note, ev.id, ev.created_at)
+                for iid, ev in current.items()}
+
+    def label(self, judge: Judge, series_id: str) -> Label | None:
+        return self.labels(judge).get(series_id)
+
+    def all_labels(self, role: str = "judge") -> dict[str, dict[str, Label]]:
+        """``{series_id: {judge: Label}}`` with judges in the session's fixed (creation) order."""
+        out: dict[str, dict[str, Label]] = {it.series_id: {} for it in self.items()}
+        for j in self.judges(role):
+            for sid, lab in self.labels(j).items():
+                out[sid][j.name] = lab
+        return {k: v for k, v in out.items() if v}
+
+    def resume_position(self, judge: Judge) -> int:
+        """Position in :meth:`order` of the first unannotated item (len(order) when done)."""
+        done = self.labels(judge)
+        order = self.order(judge)
+        return next((k for k, it in enumerate(order) if it.series_id not in done), len(order))
+
+    def next_unannotated(self, judge: Judge, after: int | None = None) -> Item | None:
+        """The next unannotated item in the judge's order after position ``after`` (wrapping)."""
+        done = self.labels(judge)
+        order = self.order(judge)
+        start = 0 if after is None else after + 1
+        for k in range(len(order)):
+            it = order[(start + k) % len(order)]
+            if it.series_id not in done:
+                return it
+        return None
+
+    def progress(self, judge: Judge | None = None) -> dict[str, tuple[int, int]]:
+        """``{judge name: (labelled, total)}``, for one judge or all."""
+        total = len(self.items())
+        who = [judge] if judge is not None else self.judges()
+        return {j.name: (len(self.labels(j)), total) for j in who}
+
+    @property
+    def blind(self) -> bool:
+        return bool(self.settings.get("blind", True))
+
+    def visible_labels(self, viewer: Judge, series_id: str, *, review: bool = False
+                       ) -> dict[str, Label]:
+        """Other judges' labels the viewer may see: none in blind mode unless ``review`` (or the
+        viewer is an adjudicator)."""
+        if self.blind and not review and viewer.role != "adjudicator":
+            return {}
+        out = {}
+        for j in self.judges():
+            if j.id != viewer.id:
+                lab = self.label(j, series_id)
+                if lab is not None:
+                    out[j.name] = lab
+        return out
+
+    def history(self, judge: Judge | None = None) -> list[st.Event]:
+        """The audit trail (every action, in order)."""
+        if judge is not None:
+            return self.store.judge_history(judge.id)
+        return self.store.session_history(self.id)
+
+    # ----- aggregation ------------------------------------------------------------------------
+    def adjudications(self) -> dict[str, Adjudication]:
+        out: dict[str, Adjudication] = {}
+        for j in self.judges("adjudicator"):
+            for sid, lab in self.labels(j).items():
+                out[sid] = Adjudication(bool(lab.steady), lab.onset, j.name)
+        return out
+
+    def aggregate(self, **overrides: Any) -> list[GroundTruth]:
+        """Aggregate the judges' steady-state labels with the session's settings (or overrides)."""
+        cfg = {**self.settings, **overrides}
+        rows = [(sid, j, lab.steady, lab.onset) for sid, per in self.all_labels().items()
+                for j, lab in per.items()]
+        if not rows:
+            return []
+        return aggregate(rows, rule=cfg["rule"], eps=cfg["eps"], min_samples=cfg["min_samples"],
+                         tie=cfg["tie"], judge_order=[j.name for j in self.judges("judge")],
+                         adjudications=self.adjudications())
+
+    def consensus_change_points(self, **overrides: Any) -> dict[str, list[int]]:
+        """Change-point protocol: pooled, clustered consensus per series."""
+        cfg = {**self.settings, **overrides}
+        return {sid: aggregate_change_points({j: lab.change_points or () for j, lab in
+                                              per.items()}, eps=cfg["eps"],
+                                             min_judges=cfg["min_samples"])
+                for sid, per in self.all_labels().items()}

@@ -1,0 +1,186 @@
+"""Annotation store and session workflow (SQLite file; PostgreSQL in test_store_concurrency)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select
+
+from segview.core.annotation import store as st
+from segview.core.annotation.session import AnnotationSession
+from segview.core.errors import DataFormatError, InputError, RecoverableError
+from segview.core.model import Series
+
+
+def _series(n_items=6, n=200):
+    return [Series(np.sin(np.arange(n) / (k + 1)) + k, id=f"s{k}") for k in range(n_items)]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = st.Store(tmp_path / "ann.sqlite")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def session(store):
+    return AnnotationSession.create(store, "study", _series())
+
+
+def _n_events(store):
+    with store.read() as conn:
+        return conn.execute(select(func.count()).select_from(st.events)).scalar()
+
+
+def test_sqlite_file_uses_wal(store, tmp_path):
+    with store.read() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    assert store.url.endswith("ann.sqlite")
+
+
+def test_create_open_and_items(store, session):
+    again = AnnotationSession.open(store, "study")
+    assert [i.series_id for i in again.items()] == [f"s{k}" for k in range(6)]
+    assert again.protocol == "steady_state" and again.settings["rule"] == "general"
+    assert again.items()[2].content_hash == _series()[2].content_hash
+    s2 = again.series("s2")
+    np.testing.assert_array_equal(s2.values, _series()[2].values)
+    assert store.session_names() == ["study"]
+    with pytest.raises(InputError, match="already exists"):
+        AnnotationSession.create(store, "study", _series())
+    with pytest.raises(InputError, match="no such"):
+        AnnotationSession.open(store, "nope")
+
+
+def test_content_hash_detects_changed_data(session):
+    changed = Series(np.zeros(200), id="s1")
+    assert session.check_data(_series()) == []
+    assert session.check_data([changed]) == ["s1"]
+
+
+def test_seeded_order_is_recorded_and_per_judge(session, store):
+    a = session.judge("alice", create=True, seed=7)
+    b = session.judge("bob", create=True, seed=8)
+    order_a = [i.series_id for i in session.order(a)]
+    assert sorted(order_a) == [f"s{k}" for k in range(6)]
+    reopened = AnnotationSession.open(store, "study")
+    assert [i.series_id for i in reopened.order(reopened.judge("alice"))] == order_a
+    assert order_a != [i.series_id for i in session.order(b)]
+    assert reopened.judge("alice").seed == 7
+
+
+def test_record_undo_redo_are_history(session, store):
+    j = session.judge("alice", create=True)
+    session.record(j, "s0", steady=True, onset=12)
+    session.record(j, "s1", steady=False)
+    session.record(j, "s0", steady=True, onset=15)
+    assert session.label(j, "s0").onset == 15
+    assert session.undo(j) == "s0"
+    assert session.label(j, "s0").onset == 12
+    assert session.undo(j) == "s1"
+    assert session.label(j, "s1") is None
+    assert session.redo(j) == "s1"
+    assert session.label(j, "s1").steady is False
+    assert session.can_redo(j)
+    session.record(j, "s2", steady=True, onset=0)  # a new action clears the redo stack
+    assert not session.can_redo(j) and session.redo(j) is None
+    session.clear(j, "s2")
+    assert session.label(j, "s2") is None
+    n = _n_events(store)
+    assert n == 8  # 4 labels + clear + 2 undos + redo: nothing deleted
+    kinds = [e.kind for e in session.history(j)]
+    assert kinds == ["label", "label", "label", "undo", "undo", "redo", "label", "clear"]
+
+
+def test_resume_and_progress(session):
+    a = session.judge("alice", create=True, seed=3)
+    b = session.judge("bob", create=True, seed=4)
+    order = session.order(a)
+    for it in order[:3]:
+        session.record(a, it.series_id, steady=True, onset=5)
+    assert session.resume_position(a) == 3
+    session.record(a, order[4].series_id, steady=False)  # skipped order[3]
+    assert session.resume_position(a) == 3
+    assert session.next_unannotated(a, after=3).series_id == order[5].series_id
+    assert session.next_unannotated(a, after=5).series_id == order[3].series_id
+    assert session.progress() == {"alice": (4, 6), "bob": (0, 6)}
+    assert session.resume_position(b) == 0
+
+
+def test_blind_mode_hides_other_judges(session):
+    a = session.judge("alice", create=True)
+    b = session.judge("bob", create=True)
+    chief = session.judge("chief", create=True, role="adjudicator")
+    session.record(a, "s0", steady=True, onset=40)
+    assert session.labels(b) == {}
+    assert session.visible_labels(b, "s0") == {}
+    assert session.visible_labels(b, "s0", review=True)["alice"].onset == 40
+    assert session.visible_labels(chief, "s0")["alice"].onset == 40
+
+
+def test_adjudication_beside_judges_labels(session):
+    a, b = session.judge("a", create=True), session.judge("b", create=True)
+    chief = session.judge("chief", create=True, role="adjudicator")
+    session.record(a, "s0", steady=True, onset=40)
+    session.record(b, "s0", steady=False)
+    (auto,) = session.aggregate()
+    assert auto.disputed and auto.steady is None
+    with pytest.raises(InputError, match="not an adjudicator"):
+        session.adjudicate(a, "s0", steady=True, onset=1)
+    session.adjudicate(chief, "s0", steady=True, onset=44)
+    (final,) = session.aggregate()
+    assert (final.steady, final.reference_index, final.method) == (True, 44, "adjudicated")
+    assert session.label(a, "s0").onset == 40 and session.label(b, "s0").steady is False
+
+
+def test_validation(session):
+    j = session.judge("alice", create=True)
+    with pytest.raises(InputError, match="outside"):
+        session.record(j, "s0", steady=True, onset=200)
+    with pytest.raises(InputError, match="unsteady series has no onset"):
+        session.record(j, "s0", steady=False, onset=3)
+    with pytest.raises(InputError, match="not a series"):
+        session.record(j, "zzz", steady=True)
+    with pytest.raises(InputError, match="no judge"):
+        session.judge("nobody")
+
+
+def test_change_point_protocol(store):
+    s = AnnotationSession.create(store, "cp", _series(3), protocol="change_points",
+                                 settings={"eps": 5})
+    a, b, c = (s.judge(n, create=True) for n in "abc")
+    s.record(a, "s0", change_points=[50, 120])
+    s.record(b, "s0", change_points=[52])
+    s.record(c, "s0", change_points=[])  # looked, none
+    assert s.label(c, "s0").change_points == ()
+    assert s.label(a, "s0").change_points == (50, 120)
+    assert s.consensus_change_points() == {"s0": [52]}
+    with pytest.raises(InputError, match="outside"):
+        s.record(a, "s1", change_points=[0])
+    with pytest.raises(InputError, match="needs a list"):
+        s.record(a, "s1", steady=True)
+
+
+def test_values_not_stored(store):
+    s = AnnotationSession.create(store, "nodata", _series(2), store_values=False)
+    with pytest.raises(DataFormatError, match="does not store"):
+        s.series("s0")
+
+
+def test_bad_url_is_recoverable(tmp_path):
+    with pytest.raises(RecoverableError, match="cannot be opened"):
+        st.Store("nosuchdialect://x/y")
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(RecoverableError):
+        st.Store(bad)
+
+
+def test_default_db_path(tmp_path, monkeypatch):
+    monkeypatch.delenv("SEGVIEW_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert st.default_db_path() == tmp_path / "segview-annotations.sqlite"
+    assert st.normalise_url(None).endswith("segview-annotations.sqlite")
+    monkeypatch.setenv("SEGVIEW_DB", str(tmp_path / "x.sqlite"))
+    assert st.default_db_path() == tmp_path / "x.sqlite"
+    assert st.normalise_url("postgresql://u@h/d").startswith("postgresql+psycopg://")
