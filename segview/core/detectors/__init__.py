@@ -1,3 +1,5 @@
 """Importing this package registers every detector: one explicit import per detector module
 (no discovery by package walk, which is import-order dependent and breaks under PyInstaller)."""
 from . import nrss  # noqa: F401
+from . import partition  # noqa: F401
+from . import fisher  # noqa: F401

@@ -1,0 +1,154 @@
+"""Berry-Hellerstein detector (spec fisher.md): worked examples, Eq. 8, Monte Carlo, simulations."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.signal import lfilter
+
+import segview
+from segview.core.detectors import fisher
+from segview.core.detectors._fisher_kernels import two_partition
+from segview.core.registry import get
+from segview.core.synthetic import lcg_ar_shifts
+
+
+def _prefix(x):
+    c = np.asarray(x, float) - np.mean(x)
+    return np.r_[0.0, np.cumsum(c)], np.r_[0.0, np.cumsum(c * c)]
+
+
+def test_hand_example_partition():  # spec §7.1
+    S, Q = _prefix([95, 105, 510, 490])
+    d_p, d_q, q = two_partition(S, Q, 0, 4, 1)
+    assert (q, d_q, d_p) == (2, pytest.approx(250.0), pytest.approx(160250.0))
+    assert d_p / d_q == pytest.approx(641.0)
+
+
+@pytest.mark.parametrize("n,phi,expected", [(958, .52, 1.0309391), (735, .44, 1.0317381),
+                                            (958, .87, 1.1826659), (223, .36, 1.0977826)])
+def test_eq8_worked_values(n, phi, expected):  # spec §5.1
+    assert fisher.eq8(n, phi) == pytest.approx(expected, abs=5e-8)
+
+
+@pytest.mark.parametrize("n,phi,paper", [(958, .52, 1.030), (735, .44, 1.032), (958, .87, 1.18)])
+def test_eq8_close_to_paper(n, phi, paper):
+    assert abs(fisher.eq8(n, phi) - paper) <= 0.006
+
+
+def test_paper_vmsp_arithmetic():  # spec §7.2: root T = 140.22/(92.32+24.15), significant
+    t = 140.22 / (92.32 + 24.15)
+    assert t == pytest.approx(1.204, abs=5e-4)
+    assert t > fisher.eq8(958, .52)
+    assert 1.095 < fisher.eq8(223, .36)       # [736..958] not significant
+    assert 1.053 > fisher.eq8(735, .44)       # [1..735] significant
+    assert 1.077 < fisher.eq8(958, .87)       # stationary M/M/1 of Fig. 2
+
+
+NODES_73 = [  # spec §7.3: a, b, q*, T, phi, Tc, significant
+    (0, 600, 200, 1.281940, 0.701377, 1.075598, True),
+    (0, 200, 162, 1.066817, 0.502698, 1.138506, False),
+    (200, 600, 350, 1.507678, 0.657911, 1.090402, True),
+    (200, 350, 304, 1.034896, 0.538616, 1.212647, False),
+    (350, 600, 597, 1.022116, 0.464412, 1.096612, False),
+]
+
+
+def test_deterministic_series_node_log():
+    res = segview.detect(lcg_ar_shifts(600), "fisher")
+    assert list(res.change_points) == [200, 350]
+    nodes = res.stats["nodes"]
+    assert len(nodes) == len(NODES_73)
+    for nd, (a, b, q, t, phi, tc, sig) in zip(nodes, NODES_73):
+        assert (nd["a"], nd["b"], nd["q"], nd["significant"]) == (a, b, q, sig)
+        assert nd["T"] == pytest.approx(t, abs=1e-6)
+        assert nd["phi"] == pytest.approx(phi, abs=1e-6)
+        assert nd["Tc"] == pytest.approx(tc, abs=1e-6)
+    assert list(res.track("T").xs()) == [200, 350]
+    assert list(res.track("Tc").y) == pytest.approx([1.075598, 1.090402], abs=1e-6)
+
+
+def test_deterministic_series_without_shifts():
+    res = segview.detect(lcg_ar_shifts(600, shifts=False), "fisher")
+    assert list(res.change_points) == []
+    (nd,) = res.stats["nodes"]
+    assert (nd["a"], nd["b"], nd["q"]) == (0, 600, 236)
+    assert (nd["T"], nd["phi"], nd["Tc"]) == (pytest.approx(1.012155, abs=1e-6),
+                                              pytest.approx(0.499119, abs=1e-6),
+                                              pytest.approx(1.040353, abs=1e-6))
+
+
+def test_small_n_guard():  # spec §7.4
+    assert fisher.eq8(41, .285) < 1.001
+    x = lcg_ar_shifts(600, s0=12345)
+    res = segview.detect(x, "fisher")
+    assert all(nd["source"] == "simulation" for nd in res.stats["nodes"]
+               if not 100 <= nd["b"] - nd["a"] <= 1000)
+    assert len(res.change_points) < 10
+    forced = segview.detect(x, "fisher", critical="formula")
+    assert any("clamped" in note for note in forced.notes)
+
+
+def test_monte_carlo_agrees_with_eq8():  # spec §5.3 sanity grid
+    for n in (100, 200, 500, 1000):
+        for phi in (.05, .2, .4, .6, .7, .8):
+            mc = fisher.monte_carlo_tc(n, phi)
+            assert abs(math.log(mc - 1) - math.log(fisher.eq8(n, phi) - 1)) <= 0.4, (n, phi)
+
+
+def test_monte_carlo_is_seeded_and_cached():
+    a = fisher.monte_carlo_tc(150, .33, alpha=0.1, replications=500, seed=7)
+    fisher._MC_CACHE.clear()
+    assert fisher.monte_carlo_tc(150, .33, alpha=0.1, replications=500, seed=7) == a
+    assert fisher.monte_carlo_tc(150, .33, alpha=0.1, replications=500, seed=8) != a
+    assert fisher.monte_carlo_tc(150, .33, alpha=0.01, replications=500, seed=7) > a
+
+
+def _ar1_batch(rng, reps, n, phi):
+    a = rng.standard_normal((reps, n))
+    a[:, 0] /= math.sqrt(1 - phi * phi)
+    return lfilter([1.0], [1.0, -phi], a, axis=1)
+
+
+@pytest.mark.parametrize("phi", [.2, .5, .8])
+@pytest.mark.parametrize("n", [100, 1000])
+def test_size_of_root_test_eq8(phi, n):  # spec §10.1 (root test decides any false alarm)
+    x = _ar1_batch(np.random.default_rng([11, n, int(phi * 10)]), 2000, n, phi)
+    rejects = 0
+    for row in x:
+        S, Q = _prefix(row)
+        d_p, d_q, _ = two_partition(S, Q, 0, n, 1)
+        rejects += d_p / d_q > fisher.eq8(n, fisher.lag1_autocorrelation(row))
+    assert 0.015 <= rejects / 2000 <= 0.10
+
+
+def test_stationary_ar1_mostly_no_change():
+    x = _ar1_batch(np.random.default_rng(2024), 100, 500, 0.5)
+    quiet = sum(segview.detect(row, "fisher").change_points.size == 0 for row in x)
+    assert quiet >= 85
+
+
+def test_mean_shift_found():
+    phi = 0.5
+    sigma = 1 / math.sqrt(1 - phi * phi)  # marginal sd of the AR(1) noise
+    x = _ar1_batch(np.random.default_rng(99), 50, 500, phi)
+    x[:, 250:] += 2.5 * sigma
+    hits = 0
+    for row in x:
+        cps = segview.detect(row, "fisher").change_points
+        hits += bool(cps.size) and int(np.min(np.abs(cps - 250))) <= 15
+    assert hits >= 45
+
+
+def test_alpha_changes_use_simulation_and_scale_invariance():
+    x = lcg_ar_shifts(600)
+    res = segview.detect(x, "fisher", alpha=0.01, replications=1000)
+    assert {nd["source"] for nd in res.stats["nodes"]} == {"simulation"}
+    assert list(segview.detect(3 * x + 7, "fisher").change_points) == [200, 350]
+
+
+def test_constant_and_tiny_series():
+    assert segview.detect(np.ones(50), "fisher").change_points.size == 0
+    assert segview.detect([1.0], "fisher").change_points.size == 0
+    assert get("fisher").defaults()["alpha"] == 0.05
