@@ -11,7 +11,7 @@ from segview.core.model import Series
 
 @pytest.mark.parametrize("rho", [0.2, 0.5, 0.8])
 def test_mm1_mean_response_time_matches_theory(rho):
-    series, truth = synthetic.mm1_response_times(400_000, rho, warmup=60_000, seed=5)
+    series, truth = synthetic.mm1_response_times(2_000_000, rho, warmup=60_000, seed=5)
     theory = 1.0 / (1.0 / rho - 1.0)  # 1/(mu - lambda) with lambda = 1, mu = 1/rho
     assert abs(series.values.mean() / theory - 1.0) <= 0.03
     assert truth.change_points == () and truth.onset == 0
