@@ -141,7 +141,7 @@ ruptures = pytest.importorskip("ruptures")
 
 
 def _pw_constant(rng: np.random.Generator, n: int) -> np.ndarray:
-    k = int(rng.integers(0, 5))
+    k = min(int(rng.integers(0, 5)), n - 1)
     cuts = np.sort(rng.choice(np.arange(1, n), size=k, replace=False)) if k else np.array([], int)
     means = rng.normal(0, 3, size=k + 1)
     return means[np.searchsorted(cuts, np.arange(n), side="right")] + rng.standard_normal(n)
