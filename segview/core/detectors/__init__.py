@@ -4,3 +4,4 @@ from . import nrss  # noqa: F401
 from . import partition  # noqa: F401
 from . import fisher  # noqa: F401
 from . import binseg  # noqa: F401
+from . import kbkssd  # noqa: F401
