@@ -63,7 +63,7 @@ def auto_min_size(cost: str, min_size: int | None) -> int:
 
 def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
                       min_size: int | None = None, *, pruning: bool = False, threads: int = 1,
-                      schedule: str = "static", block: int = 256, tie: str = "first",
+                      schedule: str = "static", block: int | None = None, tie: str = "first",
                       var_offset: float = 0.0, ctx: RunContext = NULL_CONTEXT,
                       method: str = "op") -> Partition:
     """Exact penalised segmentation of ``y`` by OP (``pruning=False``) or PELT (``pruning=True``).
@@ -76,7 +76,8 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
         pruning: use PELT's pruning (same result, expected linear time).
         threads: OP only; > 1 uses the blocked parallel kernel.
         schedule: ``"static"`` or ``"dynamic"`` chunking of the parallel loop.
-        block: block size of the parallel kernel.
+        block: end points per wavefront block of the parallel kernel (None: n/16 within
+            [256, 4096]; larger blocks mean fewer barriers but more sequential in-block work).
         tie: ``"first"`` (smallest minimising k, R/ruptures) or ``"last"`` (largest, FPOP's path).
         var_offset: added to the variance inside the log of the normal cost.
         ctx: cancellation and progress.
@@ -89,6 +90,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     _costs.check_cost(cost, m, method)
     y = np.asarray(y, dtype=np.float64)
     n = y.size
+    block = int(block) if block else min(max(n // 16, 256), 4096)
     beta, mbic = _costs.resolve_penalty(penalty, n, cost)
     S, Q = _costs.prefix_sums(y)
     F = np.empty(n + 1)
@@ -222,8 +224,9 @@ OP = register(DetectorSpec(
         ParamSpec("schedule", "str", "static", choices=("static", "dynamic"),
                   help="Distribution of end points over threads: equal contiguous chunks, or small "
                        "chunks handed to idle threads."),
-        ParamSpec("block", "int", 256, low=8, high=65536, step=8,
-                  help="End points per wavefront block of the parallel kernel."),
+        ParamSpec("block", "int", None, low=8, high=65536, step=8, optional=True,
+                  help="End points per wavefront block of the parallel kernel; automatic means "
+                       "n/16 within 256 to 4096."),
     ),
     run=_run_op, min_length=_min_length, affine_invariant=False,
     citation="Jackson et al. (2005); Srivastava, multithreaded optimal partitioning (seed 003)",
