@@ -5,3 +5,4 @@ from . import partition  # noqa: F401
 from . import fisher  # noqa: F401
 from . import binseg  # noqa: F401
 from . import kbkssd  # noqa: F401
+from . import autoparm  # noqa: F401

@@ -1,0 +1,351 @@
+"""Numba kernels of Auto-PARM (spec ``shared/spec/autoparm.md`` §2, §4, §5).
+
+Piece costs come from prefix sums of the globally centred series (§4 step 1): the biased
+autocovariances of any piece in O(P), then Levinson-Durbin in O(P^2). Every piece cost includes the
+``log n`` share of ``(m+1) log n``. The dynamic programmes run in chunks of end positions so the caller
+can report progress and honour cancellation between chunks.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+LOG_2PI = math.log(2.0 * math.pi)
+
+
+@njit(cache=True, nogil=True)
+def prefix_sums(x, pmax):
+    """``S[t] = sum_{i<t} x_i`` and ``Q[h, t] = sum_{i<t} x_i x_{i+h}`` (0 beyond the end)."""
+    n = x.size
+    s = np.zeros(n + 1)
+    q = np.zeros((pmax + 1, n + 1))
+    for t in range(n):
+        s[t + 1] = s[t] + x[t]
+    for h in range(pmax + 1):
+        for t in range(n):
+            prod = x[t] * x[t + h] if t + h < n else 0.0
+            q[h, t + 1] = q[h, t] + prod
+    return s, q
+
+
+@njit(cache=True, nogil=True)
+def int_code(k):
+    """``L(k) = log k`` for k >= 1, 0 for k = 0."""
+    return math.log(k) if k >= 1 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def piece_variances(s_arr, q_arr, s, e, pmax, g, v, phi, tmp):
+    """Yule-Walker innovation variances ``v[0..pmax]`` of piece ``[s, e)`` (Levinson-Durbin)."""
+    n_j = e - s
+    mu = (s_arr[e] - s_arr[s]) / n_j
+    for h in range(pmax + 1):
+        g[h] = (q_arr[h, e - h] - q_arr[h, s]
+                - mu * ((s_arr[e - h] - s_arr[s]) + (s_arr[e] - s_arr[s + h]))
+                + (n_j - h) * mu * mu) / n_j
+    v[0] = g[0]
+    for k in range(1, pmax + 1):
+        if v[k - 1] <= 0.0:
+            for kk in range(k, pmax + 1):
+                v[kk] = v[k - 1]
+            break
+        acc = g[k]
+        for i in range(1, k):
+            acc -= phi[i] * g[k - i]
+        a = acc / v[k - 1]
+        for i in range(1, k):
+            tmp[i] = phi[i] - a * phi[k - i]
+        for i in range(1, k):
+            phi[i] = tmp[i]
+        phi[k] = a
+        v[k] = v[k - 1] * (1.0 - a * a)
+
+
+@njit(cache=True, nogil=True)
+def order_cost(p, n_j, s2, floor, logn):
+    """``log n + L(p) + (p+2)/2 log n_j + n_j/2 log(2 pi s2)`` with the variance floor."""
+    if s2 < floor:
+        s2 = floor
+    return logn + int_code(p) + 0.5 * (p + 2) * math.log(n_j) + 0.5 * n_j * (LOG_2PI + math.log(s2))
+
+
+@njit(cache=True, nogil=True)
+def best_piece(s_arr, q_arr, s, e, p0, spans, floor, logn, g, v, phi, tmp):
+    """Least cost over admissible orders of piece ``[s, e)`` and its order (smallest on ties)."""
+    n_j = e - s
+    pm = -1
+    for p in range(p0 + 1):
+        if spans[p] <= n_j:
+            pm = p
+    if pm < 0:
+        return np.inf, -1
+    piece_variances(s_arr, q_arr, s, e, pm, g, v, phi, tmp)
+    best = np.inf
+    arg = -1
+    for p in range(pm + 1):
+        if spans[p] > n_j:
+            continue
+        c = order_cost(p, n_j, v[p], floor, logn)
+        if c < best:
+            best = c
+            arg = p
+    return best, arg
+
+
+@njit(cache=True, nogil=True)
+def op_chunk(s_arr, q_arr, p0, spans, floor, logn, gcost, garg, e0, e1):
+    """Optimal partitioning ``G(e) = min_s G(s) + C(s, e)`` for ``e`` in ``[e0, e1)``."""
+    minspan = spans[0]
+    for p in range(p0 + 1):
+        minspan = min(minspan, spans[p])
+    g = np.zeros(p0 + 1)
+    v = np.zeros(p0 + 1)
+    phi = np.zeros(p0 + 1)
+    tmp = np.zeros(p0 + 1)
+    for e in range(e0, e1):
+        best = np.inf
+        arg = -1
+        for s in range(0, e - minspan + 1):
+            if gcost[s] == np.inf:
+                continue
+            c, _ = best_piece(s_arr, q_arr, s, e, p0, spans, floor, logn, g, v, phi, tmp)
+            val = gcost[s] + c
+            if val < best:
+                best = val
+                arg = s
+        gcost[e] = best
+        garg[e] = arg
+
+
+@njit(cache=True, nogil=True)
+def sn_chunk(s_arr, q_arr, p0, spans, floor, logn, f, b, e0, e1):
+    """Segment neighbourhood ``F_k(e) = min_s F_{k-1}(s) + C(s, e)`` for all k < f.shape[0]."""
+    kmax = f.shape[0] - 1
+    minspan = spans[0]
+    for p in range(p0 + 1):
+        minspan = min(minspan, spans[p])
+    g = np.zeros(p0 + 1)
+    v = np.zeros(p0 + 1)
+    phi = np.zeros(p0 + 1)
+    tmp = np.zeros(p0 + 1)
+    col = np.empty(e1 + 1)
+    for e in range(e0, e1):
+        last = e - minspan
+        for s in range(0, last + 1):
+            col[s] = np.inf
+            reachable = False
+            for k in range(kmax):
+                if f[k, s] < np.inf:
+                    reachable = True
+                    break
+            if reachable:
+                c, _ = best_piece(s_arr, q_arr, s, e, p0, spans, floor, logn, g, v, phi, tmp)
+                col[s] = c
+        for k in range(1, kmax + 1):
+            best = np.inf
+            arg = -1
+            for s in range(0, last + 1):
+                prev = f[k - 1, s]
+                if prev == np.inf or col[s] == np.inf:
+                    continue
+                val = prev + col[s]
+                if val < best:
+                    best = val
+                    arg = s
+            f[k, e] = best
+            b[k, e] = arg
+
+
+# --------------------------------------------------------------------------------------------
+# Genetic algorithm (§5)
+
+@njit(cache=True, nogil=True)
+def chromosome_cl(chrom, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp):
+    """CL of a chromosome (-1 = no break, p >= 0 = a piece of order p starts here)."""
+    n = chrom.size
+    total = 0.0
+    m = -1
+    start = 0
+    order = chrom[0]
+    for t in range(1, n + 1):
+        if t == n or chrom[t] >= 0:
+            piece_variances(s_arr, q_arr, start, t, order, g, v, phi, tmp)
+            total += order_cost(order, t - start, v[order], floor, logn)
+            m += 1
+            if t < n:
+                start = t
+                order = chrom[t]
+    return total + int_code(m)
+
+
+@njit(cache=True, nogil=True)
+def _fresh_gene(t, n, p0, spans, pi_b):
+    if np.random.random() < pi_b:
+        p = np.random.randint(0, p0 + 1)
+        if spans[p] <= n - t:
+            return p
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _first_order(n, p0, spans):
+    while True:
+        p = np.random.randint(0, p0 + 1)
+        if spans[p] <= n:
+            return p
+
+
+@njit(cache=True, nogil=True)
+def random_chromosome(out, p0, spans, pi_b):
+    n = out.size
+    out[:] = -1
+    out[0] = _first_order(n, p0, spans)
+    t = spans[out[0]]
+    while t < n:
+        p = _fresh_gene(t, n, p0, spans, pi_b)
+        if p >= 0:
+            out[t] = p
+            t += spans[p]
+        else:
+            t += 1
+
+
+@njit(cache=True, nogil=True)
+def _rank_select(order_idx, np_):
+    """Index (into the island) drawn by linear ranking; order_idx sorted worst -> best."""
+    total = np_ * (np_ + 1) / 2.0
+    u = np.random.random() * total
+    acc = 0.0
+    for r in range(np_):
+        acc += r + 1
+        if u < acc:
+            return order_idx[r]
+    return order_idx[np_ - 1]
+
+
+@njit(cache=True, nogil=True)
+def _crossover(a, b, out, p0, spans):
+    n = out.size
+    out[:] = -1
+    out[0] = a[0] if np.random.random() < 0.5 else b[0]
+    t = spans[out[0]]
+    while t < n:
+        gene = a[t] if np.random.random() < 0.5 else b[t]
+        if gene >= 0 and spans[gene] <= n - t:
+            out[t] = gene
+            t += spans[gene]
+        else:
+            t += 1
+
+
+@njit(cache=True, nogil=True)
+def _mutate(a, out, p0, spans, pi_b, pi_p, pi_n):
+    n = out.size
+    out[:] = -1
+    out[0] = a[0] if np.random.random() < pi_p else _first_order(n, p0, spans)
+    t = spans[out[0]]
+    while t < n:
+        u = np.random.random()
+        if u < pi_p:
+            gene = a[t]
+        elif u < pi_p + pi_n:
+            gene = -1
+        else:
+            gene = _fresh_gene(t, n, p0, spans, pi_b)
+        if gene >= 0 and spans[gene] <= n - t:
+            out[t] = gene
+            t += spans[gene]
+        else:
+            t += 1
+
+
+@njit(cache=True, nogil=True)
+def ga_run(x, p0, spans, floor, seed, n_islands, n_pop, n_migrants, mig_interval, stable,
+           max_migrations, pi_b, pi_c, pi_p, pi_n):
+    """One GA run (islands, steady-state offspring, migration). Returns (chromosome, CL, migrations)."""
+    np.random.seed(seed)
+    n = x.size
+    logn = math.log(n)
+    s_arr, q_arr = prefix_sums(x, p0)
+    g = np.zeros(p0 + 1)
+    v = np.zeros(p0 + 1)
+    phi = np.zeros(p0 + 1)
+    tmp = np.zeros(p0 + 1)
+    pop = np.empty((n_islands, n_pop, n), dtype=np.int8)
+    fit = np.empty((n_islands, n_pop))
+    for i in range(n_islands):
+        for j in range(n_pop):
+            random_chromosome(pop[i, j], p0, spans, pi_b)
+            fit[i, j] = chromosome_cl(pop[i, j], s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp)
+    best_cl = np.inf
+    best = np.empty(n, dtype=np.int8)
+    for i in range(n_islands):
+        for j in range(n_pop):
+            if fit[i, j] < best_cl:
+                best_cl = fit[i, j]
+                best[:] = pop[i, j]
+    child = np.empty(n, dtype=np.int8)
+    migrations = 0
+    unchanged = 0
+    while migrations < max_migrations:
+        for _gen in range(mig_interval):
+            for i in range(n_islands):
+                ranks = np.argsort(-fit[i])  # worst first
+                if np.random.random() < pi_c and n_pop > 1:
+                    a = _rank_select(ranks, n_pop)
+                    bb = _rank_select(ranks, n_pop)
+                    while bb == a:
+                        bb = _rank_select(ranks, n_pop)
+                    _crossover(pop[i, a], pop[i, bb], child, p0, spans)
+                else:
+                    a = _rank_select(ranks, n_pop)
+                    _mutate(pop[i, a], child, p0, spans, pi_b, pi_p, pi_n)
+                cl = chromosome_cl(child, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp)
+                worst = ranks[0]
+                if cl < fit[i, worst]:
+                    dup = False
+                    for j in range(n_pop):
+                        if fit[i, j] == cl:
+                            same = True
+                            for t in range(n):
+                                if pop[i, j, t] != child[t]:
+                                    same = False
+                                    break
+                            if same:
+                                dup = True
+                                break
+                    if not dup:
+                        pop[i, worst] = child
+                        fit[i, worst] = cl
+        # migration: the n_migrants best of island i replace the worst of island i+1
+        if n_islands > 1:
+            mig_pop = np.empty((n_islands, n_migrants, n), dtype=np.int8)
+            mig_fit = np.empty((n_islands, n_migrants))
+            for i in range(n_islands):
+                order = np.argsort(fit[i])
+                for k in range(n_migrants):
+                    mig_pop[i, k] = pop[i, order[k]]
+                    mig_fit[i, k] = fit[i, order[k]]
+            for i in range(n_islands):
+                dest = (i + 1) % n_islands
+                order = np.argsort(-fit[dest])
+                for k in range(n_migrants):
+                    pop[dest, order[k]] = mig_pop[i, k]
+                    fit[dest, order[k]] = mig_fit[i, k]
+        migrations += 1
+        improved = False
+        for i in range(n_islands):
+            for j in range(n_pop):
+                if fit[i, j] < best_cl:
+                    best_cl = fit[i, j]
+                    best[:] = pop[i, j]
+                    improved = True
+        if improved:
+            unchanged = 0
+        else:
+            unchanged += 1
+            if unchanged >= stable:
+                break
+    return best, best_cl, migrations

@@ -1,0 +1,372 @@
+"""Auto-PARM: piecewise autoregressive segmentation by minimum description length.
+
+Papers: Davis, Lee & Rodriguez-Yam (2006), "Structural break estimation for nonstationary time series
+models", JASA (Auto-PARM); applied to grid workloads in seed 004 (MDL code length in Yule-Walker
+form, genetic algorithm with islands, 20 restarts, Ljung-Box per piece, residual bootstrap).
+Spec: ``shared/spec/autoparm.md``.
+
+Index convention: a breakpoint is reported as the 0-based index of the first sample of the new piece
+(``cp_j = tau_j - 1`` with the paper's 1-based piece starts ``tau_j``).
+
+Modes: ``mode="exact"`` (default) minimises the code length exactly by dynamic programming over the
+same search space (optimal partitioning bounds the number of breaks, then segment neighbourhood);
+``mode="ga"`` is the paper's seeded genetic algorithm (islands, migration, restarts). The exact
+optimum is never worse than the GA's. ``stats["code_length"]`` is in nats (natural logarithms).
+"""
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..context import RunContext
+from ..params import ParamSpec, Params
+from ..registry import DetectorSpec, register
+from ..result import DetectionResult, Track
+from . import _autoparm_kernels as K
+
+log = logging.getLogger(__name__)
+
+#: Minimum piece length m_p per AR order (Davis et al. 2006; seed 004 confirms p = 0, 1, 6).
+SPAN_TABLE = (10, 10, 12, 14, 16, 18, 20, 25, 25, 25, 25)
+SPAN_HIGH = 50
+
+PARAMS = (
+    ParamSpec("mode", "str", "exact", choices=("exact", "ga"), stage="prepare",
+              help="exact: global MDL optimum by dynamic programming; ga: the paper's genetic "
+                   "algorithm (seeded)"),
+    ParamSpec("max_order", "int", 20, low=0, high=40, stage="prepare",
+              help="largest AR order of a piece"),
+    ParamSpec("min_span", "int", 10, low=2, high=100000, unit="samples", stage="prepare",
+              help="raises every order's minimum piece length to at least this value (10 keeps "
+                   "the published span table)"),
+    ParamSpec("var_floor", "float", 1e-10, low=0.0, high=1.0, log=True, stage="prepare",
+              help="innovation variances below this fraction of the series variance are raised "
+                   "to it (constant pieces)"),
+    ParamSpec("n_breaks", "int", None, low=0, high=100000, optional=True,
+              help="exact mode: force this number of breakpoints (automatic: least code length)"),
+    ParamSpec("seed", "int", 0, low=0, high=2**31 - 1, stage="prepare",
+              help="seed of the genetic algorithm and of the bootstrap"),
+    ParamSpec("restarts", "int", 20, low=1, high=1000, stage="prepare",
+              help="GA: independent runs; the lowest code length is kept"),
+    ParamSpec("islands", "int", 100, low=1, high=1000, stage="prepare",
+              help="GA: number of islands"),
+    ParamSpec("population", "int", 50, low=2, high=1000, stage="prepare",
+              help="GA: chromosomes per island"),
+    ParamSpec("migrants", "int", 2, low=0, high=100, stage="prepare",
+              help="GA: best chromosomes sent to the next island at each migration"),
+    ParamSpec("migration_interval", "int", 5, low=1, high=1000, stage="prepare",
+              help="GA: offspring per island between migrations"),
+    ParamSpec("stable_migrations", "int", 10, low=1, high=1000, stage="prepare",
+              help="GA: stop after this many migrations without a better chromosome"),
+    ParamSpec("max_migrations", "int", 1000, low=1, high=100000, stage="prepare",
+              help="GA: cap on migrations per run"),
+    ParamSpec("bootstrap", "int", 0, low=0, high=1000,
+              help="residual-bootstrap samples for the stability report (0: off)"),
+    ParamSpec("burn", "int", 100, low=0, high=100000, unit="samples",
+              help="bootstrap: burn-in of each simulated piece"),
+)
+
+
+def spans_for(max_order: int, min_span: int = 10) -> NDArray[np.int64]:
+    """Minimum piece length for orders ``0..max_order``."""
+    table = [SPAN_TABLE[p] if p < len(SPAN_TABLE) else SPAN_HIGH for p in range(max_order + 1)]
+    return np.array([max(m, min_span) for m in table], dtype=np.int64)
+
+
+def _floor(y: NDArray[np.float64], rel: float) -> float:
+    g0 = float(np.mean((y - y.mean()) ** 2))
+    return rel * g0 if g0 > 0 and rel > 0 else 1e-300
+
+
+def yule_walker(z: NDArray[np.float64], p: int) -> tuple[NDArray[np.float64], float]:
+    """Yule-Walker AR(p) coefficients and innovation variance of a piece (biased autocovariances)."""
+    n = z.size
+    c = z - z.mean()
+    g = np.array([np.dot(c[: n - h], c[h:]) / n for h in range(p + 1)])
+    phi = np.zeros(p + 1)
+    v = g[0]
+    for k in range(1, p + 1):
+        if v <= 0:
+            break
+        a = (g[k] - np.dot(phi[1:k], g[k - 1:0:-1])) / v
+        prev = phi.copy()
+        phi[k] = a
+        phi[1:k] = prev[1:k] - a * prev[k - 1:0:-1]
+        v = v * (1 - a * a)
+    return phi[1:], float(v)
+
+
+def code_length(y: NDArray[np.float64], starts: list[int], orders: list[int],
+                var_floor: float = 1e-10) -> tuple[float, list[dict[str, float]]]:
+    """MDL code length (nats) of a segmentation, computed directly (spec §2), and its terms.
+
+    Args:
+        y: the series.
+        starts: 0-based first index of every piece after the first.
+        orders: AR order of each piece (``len(starts) + 1`` values).
+        var_floor: relative variance floor.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    n = y.size
+    floor = _floor(y, var_floor)
+    bounds = [0, *starts, n]
+    m = len(starts)
+    terms = []
+    total = K.int_code(m) + (m + 1) * math.log(n)
+    for j, p in enumerate(orders):
+        piece = y[bounds[j]:bounds[j + 1]]
+        nj = piece.size
+        _, s2 = yule_walker(piece, p)
+        s2f = max(s2, floor)
+        t = {"s2": s2, "L_p": K.int_code(p), "order_term": 0.5 * (p + 2) * math.log(nj),
+             "fit_term": 0.5 * nj * math.log(2 * math.pi * s2f)}
+        terms.append(t)
+        total += t["L_p"] + t["order_term"] + t["fit_term"]
+    return total, terms
+
+
+def _chunks(lo: int, hi: int, parts: int = 40) -> list[tuple[int, int]]:
+    """Split end positions ``[lo, hi)`` so that each chunk has about the same O(e) work."""
+    if hi <= lo:
+        return []
+    edges = sorted({lo, hi, *(int(round(math.sqrt(lo * lo + (hi * hi - lo * lo) * k / parts)))
+                              for k in range(1, parts))})
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def _segment_neighbourhood(s_arr, q_arr, p0, spans, floor, logn, n, kmax, ctx, f0, f1):
+    f = np.full((kmax + 1, n + 1), np.inf)
+    f[0, 0] = 0.0
+    b = np.full((kmax + 1, n + 1), -1, dtype=np.int64)
+    chunks = _chunks(int(spans.min()), n + 1)
+    for c, (e0, e1) in enumerate(chunks):
+        ctx.progress(f0 + (f1 - f0) * c / len(chunks), "segment neighbourhood")
+        K.sn_chunk(s_arr, q_arr, p0, spans, floor, logn, f, b, e0, e1)
+    return f, b
+
+
+def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
+    """Exact stage: OP bound on m, then segment neighbourhood up to ``max(m_OP, 1) + 1`` pieces."""
+    n = y.size
+    p0 = p["max_order"]
+    spans = spans_for(p0, p["min_span"])
+    floor = _floor(y, p["var_floor"])
+    x = np.ascontiguousarray(y - y.mean())
+    s_arr, q_arr = K.prefix_sums(x, p0)
+    logn = math.log(n)
+    gcost = np.full(n + 1, np.inf)
+    gcost[0] = 0.0
+    garg = np.full(n + 1, -1, dtype=np.int64)
+    chunks = _chunks(int(spans.min()), n + 1)
+    for c, (e0, e1) in enumerate(chunks):
+        ctx.progress(0.45 * c / len(chunks), "optimal partitioning")
+        K.op_chunk(s_arr, q_arr, p0, spans, floor, logn, gcost, garg, e0, e1)
+    m_op, e = 0, n
+    while garg[e] > 0:
+        m_op += 1
+        e = int(garg[e])
+    kmax = max(m_op, 1) + 1
+    f, b = _segment_neighbourhood(s_arr, q_arr, p0, spans, floor, logn, n, kmax, ctx, 0.45, 0.95)
+    return {"mode": "exact", "f": f, "b": b, "h_star": float(gcost[n]), "m_op": m_op,
+            "prefix": (s_arr, q_arr), "spans": spans, "floor": floor}
+
+
+def _backtrack(b: NDArray[np.int64], k: int, n: int) -> list[int]:
+    starts, e = [], n
+    for kk in range(k, 0, -1):
+        s = int(b[kk, e])
+        if kk > 1:
+            starts.append(s)
+        e = s
+    return sorted(starts)
+
+
+def _best_order(y: NDArray[np.float64], s: int, e: int, spans: NDArray[np.int64], floor: float
+                ) -> int:
+    n_j = e - s
+    best, arg = math.inf, 0
+    for order in range(spans.size):
+        if spans[order] > n_j:
+            continue
+        _, s2 = yule_walker(y[s:e], order)
+        c = K.order_cost(order, n_j, s2, floor, 0.0)
+        if c < best:
+            best, arg = c, order
+    return arg
+
+
+def _ga_restart_seeds(seed: int, restarts: int) -> list[int]:
+    ss = np.random.SeedSequence(seed)
+    return [int(s.generate_state(1)[0] & 0x7FFFFFFF) for s in ss.spawn(restarts)]
+
+
+def prepare_ga(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
+    """GA stage: ``restarts`` independent seeded runs, the lowest code length wins."""
+    n = y.size
+    p0 = p["max_order"]
+    spans = spans_for(p0, p["min_span"])
+    floor = _floor(y, p["var_floor"])
+    x = np.ascontiguousarray(y - y.mean())
+    pi_b = float(spans.min()) / n
+    migrants = min(p["migrants"], p["population"] - 1)
+    best: tuple[float, NDArray[np.int8] | None] = (math.inf, None)
+    runs = []
+    for r, s in enumerate(_ga_restart_seeds(p["seed"], p["restarts"])):
+        ctx.progress(r / p["restarts"], f"GA run {r + 1} of {p['restarts']}")
+        chrom, cl, migs = K.ga_run(x, p0, spans, floor, s, p["islands"], p["population"], migrants,
+                                   p["migration_interval"], p["stable_migrations"],
+                                   p["max_migrations"], pi_b, 1.0 - pi_b, 0.3, 0.3)
+        runs.append({"code_length": float(cl), "migrations": int(migs)})
+        if cl < best[0]:
+            best = (float(cl), chrom.copy())
+    chrom = best[1]
+    assert chrom is not None
+    starts = [int(t) for t in np.flatnonzero(chrom[1:] >= 0) + 1]
+    orders = [int(chrom[0])] + [int(chrom[t]) for t in starts]
+    return {"mode": "ga", "starts": starts, "orders": orders, "runs": runs, "spans": spans,
+            "floor": floor}
+
+
+def prepare(values: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
+    y = np.asarray(values, dtype=np.float64)
+    return prepare_exact(y, p, ctx) if p["mode"] == "exact" else prepare_ga(y, p, ctx)
+
+
+def choose(prep: dict[str, Any], n: int, n_breaks: int | None, y: NDArray[np.float64],
+           ctx: RunContext) -> tuple[list[int], NDArray[np.float64]]:
+    """Piece starts of the least code length (or with ``n_breaks`` breaks); CL by piece count."""
+    f, b = prep["f"], prep["b"]
+    kmax = f.shape[0] - 1
+    if n_breaks is not None and n_breaks + 1 > kmax:
+        s_arr, q_arr = prep["prefix"]
+        p0 = prep["spans"].size - 1
+        f, b = _segment_neighbourhood(s_arr, q_arr, p0, prep["spans"], prep["floor"],
+                                      math.log(n), n, n_breaks + 1, ctx, 0.0, 0.95)
+        kmax = n_breaks + 1
+    curve = np.array([K.int_code(k - 1) + f[k, n] for k in range(1, kmax + 1)])
+    if n_breaks is None:
+        k = int(np.argmin(curve)) + 1
+    else:
+        k = n_breaks + 1
+        if not np.isfinite(curve[k - 1]):
+            return [], curve
+    return _backtrack(b, k, n), curve
+
+
+def ljung_box(resid: NDArray[np.float64], order: int, n_j: int, min_len: int = 18
+              ) -> tuple[float, int]:
+    """Ljung-Box p-value of a piece's residuals (spec §7); NaN for pieces shorter than ``min_len``."""
+    lag = max(min(10, (n_j - order) // 5), order + 1)
+    if n_j < min_len or resid.size <= lag or not np.any(resid != resid[0]):
+        return math.nan, lag
+    from statsmodels.stats.diagnostic import acorr_ljungbox
+    res = acorr_ljungbox(resid, lags=[lag], model_df=order, return_df=True)
+    return float(res["lb_pvalue"].iloc[0]), lag
+
+
+def piece_fits(y: NDArray[np.float64], starts: list[int], orders: list[int]
+               ) -> list[dict[str, Any]]:
+    """Per piece: bounds, order, mean, variances, AR coefficients, residuals, Ljung-Box p-value."""
+    bounds = [0, *starts, y.size]
+    out = []
+    for j, order in enumerate(orders):
+        s, e = bounds[j], bounds[j + 1]
+        piece = y[s:e]
+        mu = float(piece.mean())
+        phi, s2 = yule_walker(piece, order)
+        z = piece - mu
+        resid = z[order:].copy()
+        for i in range(1, order + 1):
+            resid -= phi[i - 1] * z[order - i:z.size - i]
+        pval, lag = ljung_box(resid, order, e - s)
+        out.append({"start": s, "end": e, "order": order, "mean": mu,
+                    "variance": float(np.mean(z * z)), "s2": s2, "phi": phi.tolist(),
+                    "gamma": mu * (1 - float(phi.sum())), "lb_pvalue": pval, "lb_lag": lag,
+                    "residuals": resid})
+    return out
+
+
+def whiteness_summary(pieces: list[dict[str, Any]], n: int) -> dict[str, float]:
+    """Share of the series length in pieces by Ljung-Box p-value (seed 004 Table 4)."""
+    lengths = np.array([pc["end"] - pc["start"] for pc in pieces], dtype=float)
+    pv = np.array([pc["lb_pvalue"] for pc in pieces], dtype=float)
+    ok = ~np.isnan(pv)
+    share = {f"p>={t:.2f}": float(lengths[ok & (pv >= t)].sum() / n) for t in (0.95, 0.90, 0.80)}
+    share["p<0.50"] = float(lengths[ok & (pv < 0.5)].sum() / n)
+    share["p>=0.05"] = float(lengths[ok & (pv >= 0.05)].sum() / n)
+    share["too_short"] = float(lengths[~ok].sum() / n)
+    return share
+
+
+def segment(y: NDArray[np.float64], p: Params, ctx: RunContext, prep: dict[str, Any] | None = None
+            ) -> tuple[list[int], list[int], dict[str, Any]]:
+    """Breakpoints and orders for ``y`` with params ``p`` (used by ``run`` and the bootstrap)."""
+    if prep is None:
+        prep = prepare(y, p, ctx)
+    extra: dict[str, Any] = {}
+    if prep["mode"] == "exact":
+        starts, curve = choose(prep, y.size, p["n_breaks"], y, ctx)
+        bounds = [0, *starts, y.size]
+        orders = [_best_order(y, bounds[j], bounds[j + 1], prep["spans"], prep["floor"])
+                  for j in range(len(bounds) - 1)]
+        extra.update(cl_by_pieces=curve, m_op=prep["m_op"], h_star=prep["h_star"])
+    else:
+        starts, orders = prep["starts"], prep["orders"]
+        extra.update(ga_runs=prep["runs"])
+    return starts, orders, extra
+
+
+def run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    """Auto-PARM segmentation of ``values``; see the module docstring."""
+    y = np.asarray(values, dtype=np.float64)
+    notes: list[str] = []
+    prep = ctx.prepared if isinstance(ctx.prepared, dict) else prepare(y, params, ctx)
+    starts, orders, extra = segment(y, params, ctx, prep)
+    if params["mode"] == "ga":
+        notes.append("GA mode: operator probabilities and island settings follow the spec's "
+                     "recollection of Davis et al. (2006) and seed 004; stochastic, seeded")
+    if params["n_breaks"] is not None and params["mode"] == "exact":
+        notes.append(f"number of breakpoints forced to {params['n_breaks']}")
+        if len(starts) != params["n_breaks"]:
+            notes.append("no admissible segmentation with that many breakpoints")
+    cl, terms = code_length(y, starts, orders, params["var_floor"])
+    pieces = piece_fits(y, starts, orders)
+    stats: dict[str, Any] = {
+        "code_length": cl, "orders": orders, "n_breaks": len(starts),
+        "pieces": [{k: v for k, v in pc.items() if k != "residuals"} for pc in pieces],
+        "lb_pvalues": [pc["lb_pvalue"] for pc in pieces],
+        "whiteness": whiteness_summary(pieces, y.size), "cl_terms": terms, **extra,
+    }
+    tracks = [Track("piece mean", np.concatenate([np.full(pc["end"] - pc["start"], pc["mean"])
+                                                  for pc in pieces]), kind="step"),
+              Track("AR order", np.concatenate([np.full(pc["end"] - pc["start"], float(pc["order"]))
+                                                for pc in pieces]), kind="step")]
+    if params["bootstrap"] > 0:
+        from ._autoparm_bootstrap import stability_report
+        stats["stability"] = stability_report(y, starts, orders, params, ctx)
+        notes.append(f"stability report from {params['bootstrap']} residual-bootstrap samples")
+    ctx.progress(1.0, "done")
+    return DetectionResult("autoparm", params, np.asarray(starts, dtype=np.int64), None,
+                           tuple(tracks), stats, tuple(notes))
+
+
+SPEC = register(DetectorSpec(
+    name="autoparm",
+    label="Auto-PARM (piecewise AR, MDL)",
+    version="1",
+    produces="change_points",
+    params=PARAMS,
+    run=run,
+    prepare=prepare,
+    min_length=lambda p: int(max(10, p["min_span"])),
+    affine_invariant=True,
+    citation="Davis, Lee & Rodriguez-Yam (2006), Structural break estimation for nonstationary "
+             "time series models, JASA 101(473); applied to grid workloads in seed 004",
+    description="Piecewise autoregressive model chosen by minimum description length; exact "
+                "dynamic programming or the published genetic algorithm.",
+    slow=True,
+))

@@ -1,0 +1,255 @@
+"""Auto-PARM: golden values from spec autoparm.md §12 (computed by an independent scratch
+implementation), statsmodels cross-checks, GA vs exact property, progress and cancellation."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import segview
+from segview.core.context import RunContext
+from segview.core.detectors import _autoparm_bootstrap as boot
+from segview.core.detectors import autoparm
+from segview.core.errors import Cancelled, InputError
+
+Y80 = np.array("""
+0.60 0.22 0.19 1.49 2.46 2.67 1.27 0.96 1.37 0.89 0.10 -0.69 -1.18 -1.62 -1.74 -0.25 -1.00 0.09 0.49 0.53
+-0.40 -0.78 1.35 1.18 1.48 1.85 2.53 1.79 0.82 0.60 0.22 0.96 0.96 1.01 0.95 1.99 1.05 0.36 1.17 0.83
+0.92 -0.88 -1.79 -0.81 -2.36 -3.85 -2.39 4.28 8.28 7.44 1.77 -2.50 -9.57 -10.67 -7.35 -2.60 6.78 5.82
+2.43 -1.07 -2.27 -5.36 -6.20 -7.03 -4.74 -0.50 3.23 4.18 3.39 1.62 0.38 -0.68 -4.73 -7.27 -5.21 -3.15
+-1.78 0.27 1.60 3.66""".split(), dtype=float)
+
+
+# ----------------------------------------------------------------------- §12.2 generator
+def piecewise_ar(pieces, n, seed):
+    """Spec §12.2 generator; ``pieces`` = (1-based start, phi, sigma, mean)."""
+    rng = np.random.default_rng(seed)
+    e = rng.standard_normal(n + 200)
+    x = np.zeros(n + 200)
+    starts = [p[0] for p in pieces]
+    for t in range(n + 200):
+        tt = max(t - 199, 1)
+        j = max(i for i, s in enumerate(starts) if s <= tt)
+        phi, sigma = pieces[j][1], pieces[j][2]
+        acc = sum(c * x[t - i] for i, c in enumerate(phi, start=1) if t - i >= 0)
+        x[t] = acc + sigma * e[t]
+    out = x[200:].copy()
+    for j, p in enumerate(pieces):
+        hi = pieces[j + 1][0] - 1 if j + 1 < len(pieces) else n
+        out[p[0] - 1:hi] += p[3]
+    return out
+
+
+def d2(n, seed):
+    rng = np.random.default_rng(seed)
+    e = rng.standard_normal(n + 200)
+    x = np.zeros(n + 200)
+    for t in range(2, n + 200):
+        a = 0.8 * (1 - 0.5 * np.cos(np.pi * max(t - 199, 1) / 1024))
+        x[t] = a * x[t - 1] - 0.81 * x[t - 2] + e[t]
+    return x[200:]
+
+
+D1 = [(1, (0.9,), 1, 0), (513, (1.69, -0.81), 1, 0), (769, (1.32, -0.81), 1, 0)]
+S1 = [(1, (), 1, 0), (301, (), 1, 1.5), (401, (0.7,), 1, 0)]
+S2 = [(1, (0.5,), 1, 0), (201, (0.5,), 3, 0)]
+
+
+def test_generator_first_values():
+    np.testing.assert_allclose(piecewise_ar(D1, 1024, 0)[:3], [-1.683378, -2.128458, -3.520762],
+                               atol=1e-6)
+    np.testing.assert_allclose(d2(1024, 0)[:3], [-0.434493, -0.970852, -1.641567], atol=1e-6)
+    np.testing.assert_allclose(piecewise_ar(S1, 600, 0)[:3], [-0.663535, -0.613418, -1.605149],
+                               atol=1e-6)
+    np.testing.assert_allclose(piecewise_ar(S2, 400, 0)[:3], [-0.595559, -0.911198, -2.060748],
+                               atol=1e-6)
+
+
+# ----------------------------------------------------------------------- §12.1 code length
+def test_code_length_of_given_segmentation():
+    cl, terms = autoparm.code_length(Y80, [40], [1, 2])
+    assert cl == pytest.approx(112.5641836222, abs=1e-8)
+    assert terms[0]["s2"] == pytest.approx(0.4962592522, abs=1e-9)
+    assert terms[0]["L_p"] == 0
+    assert terms[0]["order_term"] == pytest.approx(5.5333191812, abs=1e-9)
+    assert terms[0]["fit_term"] == pytest.approx(22.7444052678, abs=1e-9)
+    assert terms[1]["s2"] == pytest.approx(4.6399237102, abs=1e-9)
+    assert terms[1]["L_p"] == pytest.approx(0.6931471806, abs=1e-9)
+    assert terms[1]["order_term"] == pytest.approx(7.3777589082, abs=1e-9)
+    assert terms[1]["fit_term"] == pytest.approx(67.4514998151, abs=1e-9)
+
+
+def test_code_length_without_break():
+    expected = [179.736264, 148.984953, 125.647780, 126.544115, 128.918513, 131.001748,
+                133.349033, 134.383396]
+    got = [autoparm.code_length(Y80, [], [p])[0] for p in range(8)]
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_yule_walker_matches_statsmodels():
+    from statsmodels.regression.linear_model import yule_walker
+    for p in (1, 2, 5):
+        phi, s2 = autoparm.yule_walker(Y80, p)
+        rho, sigma = yule_walker(Y80, order=p, method="mle")
+        np.testing.assert_allclose(phi, rho, rtol=1e-10)
+        assert s2 == pytest.approx(sigma ** 2, rel=1e-10)
+
+
+def test_exact_optimum_80_points():
+    r = segview.detect(Y80, "autoparm", mode="exact", max_order=20)
+    assert list(r.change_points) == [41]
+    assert r.stats["orders"] == [1, 2]
+    assert r.stats["code_length"] == pytest.approx(110.6451408605, abs=1e-8)
+    assert r.stats["h_star"] == pytest.approx(110.645141, abs=1e-6)
+
+
+def test_best_code_length_by_number_of_pieces():
+    r = segview.detect(Y80, "autoparm", n_breaks=4)
+    np.testing.assert_allclose(r.stats["cl_by_pieces"],
+                               [125.647780, 110.645141, 113.410799, 118.505939, 126.727309],
+                               atol=1e-6)
+    assert r.stats["n_breaks"] == 4
+
+
+# ----------------------------------------------------------------------- §12.2 recovery
+CASES = [
+    ("D1", lambda s: piecewise_ar(D1, 1024, s), 0, [503, 772], [1, 2, 2], 969.250),
+    ("D1", lambda s: piecewise_ar(D1, 1024, s), 15, [513, 769], [1, 2, 2], 946.313),
+    ("D2", lambda s: d2(1024, s), 2, [506], [2, 2], 1014.831),
+    ("S1", lambda s: piecewise_ar(S1, 600, s), 0, [301, 401], [0, 0, 1], 595.943),
+    ("S1", lambda s: piecewise_ar(S1, 600, s), 11, [301, 419], [0, 0, 1], 591.459),
+    ("S2", lambda s: piecewise_ar(S2, 400, s), 0, [202], [1, 1], 618.085),
+    ("S2", lambda s: piecewise_ar(S2, 400, s), 6, [200], [2, 1], 615.019),
+    ("S2", lambda s: piecewise_ar(S2, 400, s), 17, [41, 204], [0, 1, 1], 590.990),
+]
+
+
+@pytest.mark.parametrize("name, make, seed, starts, orders, cl", CASES,
+                         ids=[f"{c[0]}-seed{c[2]}" for c in CASES])
+def test_simulated_piecewise_ar(name, make, seed, starts, orders, cl):
+    r = segview.detect(make(seed), "autoparm")
+    assert [c + 1 for c in r.change_points] == starts  # spec gives 1-based piece starts
+    assert r.stats["orders"] == orders
+    assert r.stats["code_length"] == pytest.approx(cl, abs=5e-4)
+
+
+def test_true_segmentation_is_not_better_than_optimum():
+    y = piecewise_ar(D1, 1024, 0)
+    true_cl, _ = autoparm.code_length(y, [512, 768], [1, 2, 2])
+    assert true_cl == pytest.approx(976.050682, abs=1e-5)
+    assert segview.detect(y, "autoparm").stats["code_length"] == pytest.approx(969.250343,
+                                                                                abs=1e-5)
+
+
+# ----------------------------------------------------------------------- §12.3 pieces
+def test_piece_statistics_and_ljung_box():
+    r = segview.detect(piecewise_ar(D1, 1024, 0), "autoparm")
+    p1, p2, p3 = r.stats["pieces"]
+    assert (p1["order"], p2["order"], p3["order"]) == (1, 2, 2)
+    assert p1["mean"] == pytest.approx(-0.3326, abs=5e-5)
+    assert p1["phi"][0] == pytest.approx(0.8692, abs=5e-5)
+    assert p1["s2"] == pytest.approx(1.0248, abs=5e-5)
+    assert p2["mean"] == pytest.approx(-0.8010, abs=5e-5)
+    np.testing.assert_allclose(p2["phi"], [1.6818, -0.7846], atol=5e-5)
+    assert p2["s2"] == pytest.approx(0.7925, abs=5e-5)
+    assert p3["mean"] == pytest.approx(-0.0530, abs=5e-5)
+    np.testing.assert_allclose(p3["phi"], [1.3196, -0.7815], atol=5e-5)
+    assert p3["s2"] == pytest.approx(0.9915, abs=5e-5)
+    np.testing.assert_allclose(r.stats["lb_pvalues"], [0.517, 0.654, 0.635], atol=5e-4)
+    assert [p["lb_lag"] for p in r.stats["pieces"]] == [10, 10, 10]
+    assert r.stats["whiteness"]["p>=0.05"] == pytest.approx(1.0)
+
+
+def test_clustering_and_voting_on_given_samples():
+    # the spec's bootstrap samples of §12.3 (1-based starts converted to 0-based)
+    starts = [[495, 771], [501, 792], [503, 752], [503, 772], [506, 772], [500, 771], [500, 766],
+              [495, 783], [507, 772], [504, 771]]
+    samples = [([a - 1, b - 1], [1, 2, 2]) for a, b in starts]
+    cl = boot.cluster_breakpoints(samples)
+    assert cl["target"] == 2.0
+    assert cl["cutoff"] == pytest.approx(22.44, abs=0.005)
+    assert [c["breakpoint"] + 1 for c in cl["clusters"]] == [502, 772]
+    assert [(c["min"] + 1, c["max"] + 1) for c in cl["clusters"]] == [(495, 507), (752, 792)]
+    assert [c["frequency"] for c in cl["clusters"]] == [1.0, 1.0]
+    vote = boot.vote_orders(samples, cl["clusters"], np.random.default_rng(0))
+    assert vote["orders"] == [1, 2, 2]
+
+
+@pytest.mark.slow
+def test_bootstrap_golden_d1_seed0():
+    y = piecewise_ar(D1, 1024, 0)
+    params = autoparm.SPEC.coerce({})
+    r = segview.detect(y, "autoparm")
+
+    def seg(s):
+        st, od, _ = autoparm.segment(s, params, RunContext())
+        return list(st), list(od)
+
+    samples = boot.residual_bootstrap(y, list(r.change_points), r.stats["orders"], seg, 10, 100,
+                                      np.random.default_rng(123))
+    expected = [[495, 771], [501, 792], [503, 752], [503, 772], [506, 772], [500, 771],
+                [500, 766], [495, 783], [507, 772], [504, 771]]
+    assert [[c + 1 for c in st] for st, _ in samples] == expected
+    assert all(od == [1, 2, 2] for _, od in samples)
+
+
+def test_stability_report_through_detect():
+    y = piecewise_ar(S2, 400, 0)
+    r = segview.detect(y, "autoparm", bootstrap=3, seed=5)
+    rep = r.stats["stability"]
+    assert len(rep["samples"]) == 3
+    assert len(rep["breakpoints"]) >= 1 and abs(rep["breakpoints"][0] - 200) <= 10
+    assert rep["voted_orders"][:2] == [1, 1]
+    assert any("bootstrap" in n for n in r.notes)
+
+
+# ----------------------------------------------------------------------- GA
+GA_SMALL = {"islands": 4, "population": 12, "restarts": 2, "max_migrations": 60}
+
+
+def test_ga_is_seeded_and_finds_80_point_optimum():
+    a = segview.detect(Y80, "autoparm", mode="ga", seed=3, **GA_SMALL)
+    b = segview.detect(Y80, "autoparm", mode="ga", seed=3, **GA_SMALL)
+    assert list(a.change_points) == list(b.change_points)
+    assert a.stats["code_length"] == b.stats["code_length"]
+    assert a.stats["code_length"] >= 110.6451408605 - 1e-9
+    assert len(a.stats["ga_runs"]) == 2
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(40, 120))
+def test_exact_never_worse_than_ga(seed, n):
+    rng = np.random.default_rng(seed)
+    cut = n // 2
+    y = np.concatenate([rng.normal(0, 1, cut), rng.normal(rng.uniform(-2, 2), 2, n - cut)])
+    exact = segview.detect(y, "autoparm", mode="exact", max_order=6)
+    ga = segview.detect(y, "autoparm", mode="ga", max_order=6, seed=seed, **GA_SMALL)
+    assert exact.stats["code_length"] <= ga.stats["code_length"] + 1e-9
+
+
+# ----------------------------------------------------------------------- framework
+def test_progress_and_cancellation():
+    seen = []
+    ctx = RunContext(on_progress=lambda f, m: seen.append(f), min_interval=0.0)
+    segview.detect(piecewise_ar(S2, 400, 1), "autoparm", ctx=ctx)
+    assert seen[-1] == 1.0 and len(seen) > 5
+    assert all(b >= a for a, b in zip(seen, seen[1:]))
+    cancelled = RunContext()
+    cancelled.cancel()
+    with pytest.raises(Cancelled):
+        segview.detect(Y80, "autoparm", ctx=cancelled)
+
+
+def test_constant_run_is_isolated_with_floor():
+    rng = np.random.default_rng(1)
+    y = np.concatenate([rng.normal(0, 1, 60), np.zeros(40), rng.normal(0, 1, 60)])
+    r = segview.detect(y, "autoparm", max_order=4)
+    assert np.isfinite(r.stats["code_length"])
+    assert list(r.change_points) == [60, 100]
+
+
+def test_too_short_series():
+    with pytest.raises(InputError):
+        segview.detect(np.arange(9.0), "autoparm")
