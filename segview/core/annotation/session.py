@@ -231,6 +231,26 @@ class AnnotationSession:
                 steady=steady, onset=None if onset is None else int(onset), change_points=cps,
                 confidence=confidence, note=note, tool_version=__version__)
 
+    def record_many(self, entries: Sequence[tuple[Judge, str, Mapping[str, Any]]]) -> int:
+        """Record many judgments in one transaction (imports); each entry is ``(judge, series_id,
+        {steady, onset, change_points, confidence, note})``. All are validated first, so a bad entry
+        records nothing. Returns the number recorded."""
+        values = []
+        for judge, series_id, lab in entries:
+            it = self.item(series_id)
+            cps = self._validate(it, lab.get("steady"), lab.get("onset"), lab.get("change_points"))
+            conf = lab.get("confidence")
+            if conf is not None and not 0.0 <= float(conf) <= 1.0:
+                raise InputError(series_id, f"confidence {conf} outside 0..1")
+            values.append(dict(session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
+                               steady=lab.get("steady"), onset=lab.get("onset"),
+                               change_points=cps, confidence=conf, note=lab.get("note"),
+                               tool_version=__version__))
+        with self.store.write() as conn:
+            for v in values:
+                self.store.append_event(conn, **v)
+        return len(values)
+
     def adjudicate(self, adjudicator: Judge, series_id: str, *, steady: bool | None = None,
                    onset: int | None = None, change_points: Sequence[int] | None = None,
                    note: str | None = None) -> int:

@@ -1,7 +1,7 @@
 """Registration of the readers that ship with segview (imported by ``readers.all_readers``)."""
 from __future__ import annotations
 
-from . import csv_series, extrap_text, jmh_json
+from . import csv_series, extrap_text, jmh_json, tcpd_json
 from .readers import Reader, register_reader
 
 register_reader(Reader("jmh", "JMH fork list / JMH results (*.json)", (".json",), jmh_json.sniff,
@@ -10,3 +10,4 @@ register_reader(Reader("csv", "CSV, wide or long (*.csv *.tsv *.txt)", (".csv", 
                        csv_series.sniff, csv_series.read))
 register_reader(Reader("extrap", "Extra-P text experiment (*.txt)", (".txt",), extrap_text.sniff,
                        extrap_text.read, priority=5))
+register_reader(Reader("tcpd", "TCPD (*.json)", (".json",), tcpd_json.sniff, tcpd_json.read))

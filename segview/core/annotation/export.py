@@ -1,0 +1,425 @@
+"""Labeled-dataset export and import (CSV, JSON, Parquet, TCPD JSON).
+
+An export folder holds:
+
+* the series: ``series.csv`` / ``series.parquet`` (long table ``series_id,index,value[,x]``),
+  ``series.json`` (``[{"series_id", "values", "x"}]``) or, for TCPD, one dataset file per series under
+  ``datasets/<name>/<name>.json``;
+* ``labels.*``: one row per series in the layout of ``shared/data/jmh/labels.csv`` (``series_id,
+  source, steady, judge_<name>..., jagt_index, jagt_clustered``) plus ``method, votes_steady,
+  votes_total, disputed, rule``; for the change-point protocol ``change_points`` (consensus) and the
+  judges' lists;
+* ``judgments.*``: every judge's (and adjudicator's) current label, one row per judge and series:
+  ``series_id, judge, role, steady, index, change_points, confidence, note, created_at``;
+* TCPD only: ``annotations.json`` (``{series: {annotator: [change points]}}``; an empty list = looked,
+  no change; for the steady-state protocol the onset is the one change point);
+* ``metadata.json``: session, protocol, aggregation rule and parameters, judges (with their order
+  seeds), segview version, each series' content hash, and SHA-256 of every file written.
+
+Change points are written as space-separated indices in CSV, JSON and Parquet tables.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ... import __version__
+from ..errors import DataFormatError, InputError, ParameterError
+from ..io import tcpd_json
+from ..model import Series
+from .session import AnnotationSession
+from .tables import ground_truth_rows
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("csv", "json", "parquet", "tcpd")
+EXPORT_VERSION = 1
+JUDGMENT_FIELDS = ("series_id", "judge", "role", "steady", "index", "change_points", "confidence",
+                   "note", "created_at")
+
+
+@dataclass
+class ExportedDataset:
+    """What :func:`read_export` returns."""
+
+    folder: Path
+    metadata: dict[str, Any]
+    series: list[Series]
+    labels: list[dict[str, Any]]
+    judgments: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _cps_text(cps: Sequence[int] | None) -> str | None:
+    return None if cps is None else " ".join(str(int(c)) for c in cps)
+
+
+def _cps_parse(cell: Any) -> tuple[int, ...] | None:
+    if cell is None:
+        return None
+    return tuple(int(p) for p in str(cell).split())
+
+
+def safe_name(series_id: str, taken: set[str]) -> str:
+    """A file name for a series id (unsafe characters replaced; made unique with a hash)."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", series_id).strip("._") or "series"
+    name = base
+    if name in taken:
+        name = f"{base}-{hashlib.sha256(series_id.encode()).hexdigest()[:8]}"
+    taken.add(name)
+    return name
+
+
+# ----- tables ---------------------------------------------------------------------------------
+def judgments_table(session: AnnotationSession) -> list[dict[str, Any]]:
+    """Every judge's current label as rows with JUDGMENT_FIELDS (session item order);
+    ``change_points`` is a tuple (change-point protocol) or None."""
+    order = {it.series_id: k for k, it in enumerate(session.items())}
+    rows = []
+    for j in session.judges():
+        for sid, lab in session.labels(j).items():
+            rows.append({"series_id": sid, "judge": j.name, "role": j.role, "steady": lab.steady,
+                         "index": lab.onset, "change_points": lab.change_points,
+                         "confidence": lab.confidence, "note": lab.note,
+                         "created_at": lab.created_at})
+    rows.sort(key=lambda r: order[r["series_id"]])
+    return rows
+
+
+def labels_table(session: AnnotationSession) -> list[dict[str, Any]]:
+    """One row per series with the judges' onsets (or lists) and the aggregated label."""
+    judges = [j.name for j in session.judges("judge")]
+    per = session.all_labels()
+    rows = []
+    if session.protocol == "change_points":
+        consensus = session.consensus_change_points()
+        for it in session.items():
+            labs = per.get(it.series_id, {})
+            row = {"series_id": it.series_id, "source": it.source,
+                   "change_points": _cps_text(consensus.get(it.series_id)) if labs else None}
+            row.update({f"judge_{j}": _cps_text(labs[j].change_points) if j in labs else None
+                        for j in judges})
+            rows.append(row)
+        return rows
+    gts = {g["series_id"]: g for g in ground_truth_rows(session.aggregate())}
+    for it in session.items():
+        labs = per.get(it.series_id, {})
+        g = gts.get(it.series_id, {})
+        row: dict[str, Any] = {"series_id": it.series_id, "source": it.source,
+                               "steady": g.get("steady", "")}
+        row.update({f"judge_{j}": labs[j].onset if j in labs else None for j in judges})
+        row.update({"jagt_index": g.get("reference_index", ""),
+                    "jagt_clustered": g.get("clustered", ""), "method": g.get("method", ""),
+                    "votes_steady": g.get("votes_steady", ""),
+                    "votes_total": g.get("votes_total", ""), "disputed": g.get("disputed", ""),
+                    "rule": g.get("rule", "")})
+        rows.append({k: (None if v == "" else v) for k, v in row.items()})
+    return rows
+
+
+def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
+    fmt = path.suffix.lstrip(".")
+    if fmt == "csv":
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(columns)
+            for r in rows:
+                w.writerow(["" if r.get(c) is None else (int(r[c]) if isinstance(r[c], bool)
+                                                         else repr(r[c]) if isinstance(r[c], float)
+                                                         else r[c]) for c in columns])
+    elif fmt == "json":
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump([{c: r.get(c) for c in columns} for r in rows], fh, indent=1)
+    elif fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        data = {c: [r.get(c) for r in rows] for c in columns}
+        pq.write_table(pa.table({c: pa.array(v) if any(x is not None for x in v)
+                                 else pa.array(v, type=pa.string()) for c, v in data.items()}),
+                       path)
+    else:  # pragma: no cover - guarded by FORMATS
+        raise ParameterError("format", f"unknown table format {fmt!r}")
+
+
+def _read_table(path: Path) -> list[dict[str, Any]]:
+    fmt = path.suffix.lstrip(".")
+    try:
+        if fmt == "csv":
+            with open(path, newline="", encoding="utf-8-sig") as fh:
+                return [{k: (None if v == "" else v) for k, v in r.items()}
+                        for r in csv.DictReader(fh)]
+        if fmt == "json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, list):
+                raise DataFormatError(str(path), "expected a list of rows")
+            return data
+        import pyarrow.parquet as pq
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as err:
+        raise DataFormatError(str(path), f"cannot be read ({err})") from err
+
+
+def _typed_judgment(r: dict[str, Any], path: Path, row: int) -> dict[str, Any]:
+    """Cells of a judgments row (str in CSV) -> python values."""
+    def conv(key: str, f: Any) -> Any:
+        v = r.get(key)
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return None
+        try:
+            return f(v)
+        except (TypeError, ValueError):
+            raise DataFormatError(str(path), f"{key} {v!r} is malformed", f"row {row}") from None
+
+    def boolean(v: Any) -> bool:
+        if isinstance(v, bool):
+            return v
+        if str(v).strip().lower() in ("1", "true"):
+            return True
+        if str(v).strip().lower() in ("0", "false"):
+            return False
+        raise ValueError(v)
+
+    return {"series_id": str(r["series_id"]), "judge": str(r["judge"]),
+            "role": str(r.get("role") or "judge"), "steady": conv("steady", boolean),
+            "index": conv("index", int), "change_points": conv("change_points", _cps_parse),
+            "confidence": conv("confidence", float), "note": conv("note", str),
+            "created_at": conv("created_at", float)}
+
+
+# ----- series ---------------------------------------------------------------------------------
+def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    if fmt == "tcpd":
+        taken: set[str] = set()
+        for s in series:
+            name = safe_name(s.id, taken)
+            path = folder / "datasets" / name / f"{name}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(tcpd_json.dataset_dict(s)), encoding="utf-8")
+            files[s.id] = str(path.relative_to(folder))
+        return files
+    if fmt == "json":
+        (folder / "series.json").write_text(json.dumps(
+            [{"series_id": s.id, "values": s.values.tolist(),
+              "x": None if s.x is None else s.x.tolist()} for s in series]), encoding="utf-8")
+        return dict.fromkeys((s.id for s in series), "series.json")
+    files = {}
+    for suffix, group in (("", [s for s in series if s.x is None]),
+                          ("_x", [s for s in series if s.x is not None])):
+        if not group:
+            continue
+        name = f"series{suffix}.{fmt}"  # series with x values apart, so that each file loads
+        rows = [{"series_id": s.id, "index": i, "value": float(v),
+                 **({"x": float(s.x[i])} if s.x is not None else {})}
+                for s in group for i, v in enumerate(s.values)]
+        _write_table(folder / name, rows, ["series_id", "index", "value", *(["x"] if suffix else [])])
+        files.update(dict.fromkeys((s.id for s in group), name))
+    return files
+
+
+def _read_series(folder: Path, fmt: str, files: dict[str, str]) -> list[Series]:
+    if fmt == "tcpd":
+        out = []
+        for sid, rel in files.items():
+            (s,) = tcpd_json.read(folder / rel)
+            x = s.metadata.get("time")
+            out.append(Series(s.values, x if x is not None and all(
+                isinstance(v, (int, float)) for v in x) else None, sid, {"source": rel}))
+        return out
+    if fmt == "json":
+        data = json.loads((folder / "series.json").read_text(encoding="utf-8"))
+        return [Series(d["values"], d.get("x"), d["series_id"]) for d in data]
+    rows = [r for name in dict.fromkeys(files.values()) for r in _read_table(folder / name)]
+    grouped: dict[str, list[tuple[int, float, float | None]]] = {}
+    for r in rows:
+        x = r.get("x")
+        grouped.setdefault(str(r["series_id"]), []).append(
+            (int(r["index"]), float(r["value"]), None if x is None else float(x)))
+    out = []
+    for sid in files:
+        pts = sorted(grouped.get(sid, []))
+        if [p[0] for p in pts] != list(range(len(pts))) or not pts:
+            raise DataFormatError(str(folder / files[sid]), f"series {sid!r}: indices are not "
+                                                            "0..n-1")
+        xs = [p[2] for p in pts]
+        out.append(Series([p[1] for p in pts], None if xs[0] is None else xs, sid))
+    return out
+
+
+# ----- export / read / import -----------------------------------------------------------------
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tcpd_annotations(session: AnnotationSession) -> dict[str, dict[str, list[int]]]:
+    """The judges' labels as TCPD annotations (adjudicators left out)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for j in session.judges("judge"):
+        for sid, lab in session.labels(j).items():
+            if session.protocol == "change_points":
+                cps = list(lab.change_points or ())
+            elif lab.steady and lab.onset is None:
+                continue  # "steady, onset not given" has no TCPD form (kept in judgments.json)
+            else:
+                cps = [lab.onset] if lab.steady else []
+            out.setdefault(sid, {})[j.name] = cps
+    return out
+
+
+def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "csv", *,
+                   series: Sequence[Series] | None = None) -> Path:
+    """Write the labeled dataset of ``session`` into ``folder`` (created; must be empty).
+
+    Args:
+        fmt: ``csv``, ``json``, ``parquet`` or ``tcpd``.
+        series: the data, when the session does not store values.
+
+    Raises:
+        ParameterError: unknown format. InputError: the folder is not empty, or given series do not
+            match the session's content hashes.
+    """
+    if fmt not in FORMATS:
+        raise ParameterError("format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    folder = Path(folder)
+    if folder.exists() and any(folder.iterdir()):
+        raise InputError(str(folder), "the export folder is not empty")
+    folder.mkdir(parents=True, exist_ok=True)
+    if series is None:
+        data = [session.series(it.series_id) for it in session.items()]
+    else:
+        changed = session.check_data(series)
+        if changed:
+            raise InputError(changed[0], f"data differ from the annotated series "
+                                         f"({len(changed)} series: {', '.join(changed[:5])})")
+        by_id = {s.id: s for s in series}
+        data = [by_id[it.series_id] for it in session.items()]
+    tab = "json" if fmt == "tcpd" else fmt
+    files = _write_series(folder, fmt, data)
+    labels = labels_table(session)
+    _write_table(folder / f"labels.{tab}", labels, list(labels[0]) if labels else ["series_id"])
+    _write_table(folder / f"judgments.{tab}",
+                 [{**r, "change_points": _cps_text(r["change_points"])}
+                  for r in judgments_table(session)], JUDGMENT_FIELDS)
+    written = sorted({*files.values(), f"labels.{tab}", f"judgments.{tab}"})
+    if fmt == "tcpd":
+        tcpd_json.write_annotations(folder / "annotations.json", tcpd_annotations(session))
+        written.append("annotations.json")
+    meta = {
+        "export_version": EXPORT_VERSION, "segview_version": __version__, "format": fmt,
+        "exported_at": time.time(),
+        "session": {"name": session.name, "protocol": session.protocol,
+                    "created_at": session.created_at, "tool_version": session.tool_version,
+                    "settings": session.settings},
+        "aggregation": {k: session.settings.get(k) for k in ("rule", "eps", "min_samples", "tie")},
+        "judges": [{"name": j.name, "role": j.role, "seed": j.seed} for j in session.judges()],
+        "items": [{"series_id": it.series_id, "content_hash": it.content_hash,
+                   "n_samples": it.n_samples, "source": it.source, "file": files[it.series_id]}
+                  for it in session.items()],
+        "file_hashes": {f: _sha256(folder / f) for f in written},
+    }
+    (folder / "metadata.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    log.info("exported session %s to %s (%s)", session.name, folder, fmt)
+    return folder
+
+
+def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
+    """Read an export folder back (series, labels, judgments, metadata).
+
+    Raises:
+        DataFormatError: missing or altered files (SHA-256 or content hash mismatch).
+    """
+    folder = Path(folder)
+    meta_path = folder / "metadata.json"
+    if not meta_path.is_file():
+        raise DataFormatError(str(folder), "no metadata.json; not a segview export folder")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    fmt = meta.get("format")
+    if fmt not in FORMATS:
+        raise DataFormatError(str(meta_path), f"unknown export format {fmt!r}")
+    if verify:
+        for name, digest in meta.get("file_hashes", {}).items():
+            if not (folder / name).is_file():
+                raise DataFormatError(str(folder / name), "listed in metadata.json but missing")
+            if _sha256(folder / name) != digest:
+                raise DataFormatError(str(folder / name), "changed since export (SHA-256 differs)")
+    tab = "json" if fmt == "tcpd" else fmt
+    files = {it["series_id"]: it["file"] for it in meta["items"]}
+    series = _read_series(folder, fmt, files)
+    hashes = {it["series_id"]: it["content_hash"] for it in meta["items"]}
+    bad = [s.id for s in series if hashes.get(s.id) != s.content_hash]
+    if bad:
+        raise DataFormatError(str(folder), f"series data do not match their content hash: "
+                                           f"{', '.join(bad[:5])}")
+    jpath = folder / f"judgments.{tab}"
+    judgments = [_typed_judgment(r, jpath, k) for k, r in enumerate(_read_table(jpath), start=1)]
+    if meta["session"]["protocol"] == "change_points":  # a blank CSV cell is an empty list
+        judgments = [{**r, "change_points": r["change_points"] or ()} for r in judgments]
+    return ExportedDataset(folder, meta, series, _read_table(folder / f"labels.{tab}"), judgments)
+
+
+def _rows_from_annotations(path: Path, protocol: str) -> list[dict[str, Any]]:
+    rows = []
+    for sid, per in tcpd_json.read_annotations(path, keep_zero=protocol == "steady_state").items():
+        for judge, cps in per.items():
+            if protocol == "change_points":
+                rows.append({"series_id": sid, "judge": judge, "change_points": tuple(cps)})
+            elif len(cps) > 1:
+                raise DataFormatError(str(path), "a steady-state annotation holds one onset",
+                                      f"{sid!r}, annotator {judge!r}")
+            else:
+                rows.append({"series_id": sid, "judge": judge, "steady": bool(cps),
+                             "index": cps[0] if cps else None})
+    return rows
+
+
+def import_judgments(session: AnnotationSession, source: str | Path) -> int:
+    """Record the judgments of an export folder, a judgments CSV or a TCPD ``annotations.json``
+    into ``session`` (judges are created as needed). Returns the number recorded.
+
+    Raises:
+        DataFormatError: unreadable source, or its series do not match the session's data.
+        InputError: a series is not part of the session.
+    """
+    from .tables import read_judgments_csv
+
+    source = Path(source)
+    seeds: dict[str, tuple[str, int]] = {}
+    if source.is_dir():
+        exp = read_export(source)
+        rows = exp.judgments
+        seeds = {j["name"]: (j["role"], j["seed"]) for j in exp.metadata.get("judges", [])}
+        mine = {it.series_id: it.content_hash for it in session.items()}
+        differ = [i["series_id"] for i in exp.metadata["items"]
+                  if i["series_id"] in mine and mine[i["series_id"]] != i["content_hash"]]
+        if differ:
+            raise DataFormatError(str(source), f"labels belong to different data than session "
+                                               f"{session.name!r}: {', '.join(differ[:5])}")
+    elif source.name == "annotations.json":
+        rows = _rows_from_annotations(source, session.protocol)
+    else:
+        rows = [{"series_id": r.series_id, "judge": r.judge, "steady": r.steady, "index": r.index,
+                 "change_points": r.change_points} for r in read_judgments_csv(source)]
+    known = {it.series_id for it in session.items()}
+    unknown = sorted({r["series_id"] for r in rows} - known)
+    if unknown:
+        raise InputError(unknown[0], f"{len(unknown)} series are not in session {session.name!r}"
+                                     f" ({', '.join(unknown[:5])})")
+    judges = {}
+    for r in rows:
+        name = r["judge"]
+        if name not in judges:
+            role, seed = seeds.get(name, (r.get("role") or "judge", None))
+            judges[name] = session.judge(name, create=True, role=role, seed=seed)
+    return session.record_many([(judges[r["judge"]], r["series_id"], {
+        "steady": r.get("steady"), "onset": r.get("index"),
+        "change_points": r.get("change_points"), "confidence": r.get("confidence"),
+        "note": r.get("note")}) for r in rows])
