@@ -1,0 +1,73 @@
+"""Benchmarks of the Berry-Hellerstein detector (issue #3) at n = 1,000 and 10,000.
+
+    python -m pytest tests/benchmarks/bench_fisher.py --benchmark-enable
+    python tests/benchmarks/bench_fisher.py
+
+"cold" clears the Monte Carlo critical-value cache before each run (n = 10,000 needs simulated
+critical values, spec fisher.md §5.2); "warm" reuses it. The reference in the same process is binary
+segmentation with the same L2 split search and a fixed penalty (ratio = fisher / binseg).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+import segview
+from segview.core.detectors import fisher
+
+
+def series(n: int, seed: int = 0) -> np.ndarray:
+    """AR(1) noise (phi = 0.5) with a 2.5-sigma mean shift every n/4 points."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(n)
+    x = np.empty(n)
+    x[0] = a[0] / math.sqrt(0.75)
+    for i in range(1, n):
+        x[i] = 0.5 * x[i - 1] + a[i]
+    for k in range(1, 4):
+        x[k * n // 4:] += (2.5 if k % 2 else -2.5) / math.sqrt(0.75)
+    return x
+
+
+def run(y: np.ndarray, cold: bool):
+    if cold:
+        fisher._MC_CACHE.clear()
+    return segview.detect(y, "fisher")
+
+
+def _best_of(fn, rounds: int) -> float:
+    best = math.inf
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+@pytest.mark.parametrize("cold", [True, False], ids=["cold", "warm"])
+@pytest.mark.parametrize("n", [1_000, 10_000])
+def test_fisher(benchmark, n, cold):
+    y = series(n)
+    run(y[:300], False)
+    res = benchmark.pedantic(run, args=(y, cold), rounds=2)
+    assert res.change_points.size >= 3
+
+
+def main() -> None:
+    for n in (1_000, 10_000):
+        y = series(n)
+        run(y[:300], False)
+        segview.detect(y, "binseg", penalty=50)
+        cold = _best_of(lambda: run(y, True), 2)
+        warm = _best_of(lambda: run(y, False), 3)
+        ref = _best_of(lambda: segview.detect(y, "binseg", penalty=50), 3)
+        cps = list(run(y, False).change_points)
+        print(f"fisher n={n:,}: cold {cold:.4f} s, warm {warm:.4f} s, binseg {ref:.4f} s, "
+              f"warm/binseg {warm / ref:.1f}, change points {cps}")
+
+
+if __name__ == "__main__":
+    main()
