@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import registry
 from ..api import run_spec
 from ..context import NULL_CONTEXT, RunContext
@@ -75,27 +77,28 @@ def _as_method_specs(items: Iterable[Any]) -> list[MethodSpec]:
 
 # ----------------------------------------------------------------------------------- workers
 
-def _run_one(ms: MethodSpec, series: Series) -> dict[str, Any]:
+def _run_one(ms: MethodSpec, series: Series, full: bool) -> dict[str, Any]:
     try:
         res = run_spec(ms.spec, series, ms.params)
     except RecoverableError as err:
         return {"steady_index": None, "change_points": [], "runtime_ms": 0.0, "error": str(err)}
-    return {"steady_index": res.steady_start, "change_points": [int(c) for c in res.change_points],
+    cps = [int(c) for c in res.change_points] if full else None
+    return {"steady_index": res.steady_start, "change_points": cps,
             "runtime_ms": float(res.runtime_ms), "error": None}
 
 
-def _run_chunk(series: Sequence[Series], si: int, ms: MethodSpec, idx: tuple[int, ...]
-               ) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
-    return si, [(i, _run_one(ms, series[i])) for i in idx]
+def _run_chunk(series: Sequence[Series], si: int, ms: MethodSpec, idx: tuple[int, ...],
+               full: bool = True) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
+    return si, [(i, _run_one(ms, series[i], full)) for i in idx]
 
 
 def _init_worker(series: Sequence[Series]) -> None:
     _PAYLOAD["series"] = series
 
 
-def _pool_task(si: int, ms: MethodSpec, idx: tuple[int, ...]
+def _pool_task(si: int, ms: MethodSpec, idx: tuple[int, ...], full: bool
                ) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
-    return _run_chunk(_PAYLOAD["series"], si, ms, idx)
+    return _run_chunk(_PAYLOAD["series"], si, ms, idx, full)
 
 
 # --------------------------------------------------------------------------------- executors
@@ -105,7 +108,7 @@ class Executor:
 
     workers: int = 1
 
-    def run(self, series: Sequence[Series], tasks: Sequence[PlannedTask]
+    def run(self, series: Sequence[Series], tasks: Sequence[PlannedTask], full: bool = True
             ) -> Iterator[tuple[int, list[tuple[int, dict[str, Any]]]]]:
         raise NotImplementedError
 
@@ -122,9 +125,9 @@ class Executor:
 class SerialExecutor(Executor):
     """Everything in the calling process (tests, tiny jobs, debugging)."""
 
-    def run(self, series, tasks):  # type: ignore[no-untyped-def]
+    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
         for si, ms, idx in tasks:
-            yield _run_chunk(series, si, ms, idx)
+            yield _run_chunk(series, si, ms, idx, full)
 
 
 class LocalExecutor(Executor):
@@ -133,10 +136,10 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, int(workers or os.cpu_count() or 1))
 
-    def run(self, series, tasks):  # type: ignore[no-untyped-def]
+    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
         with cf.ProcessPoolExecutor(self.workers, initializer=_init_worker,
                                     initargs=(list(series),)) as pool:
-            futures = [pool.submit(_pool_task, si, ms, idx) for si, ms, idx in tasks]
+            futures = [pool.submit(_pool_task, si, ms, idx, full) for si, ms, idx in tasks]
             try:
                 for fut in cf.as_completed(futures):
                     yield fut.result()
@@ -161,11 +164,11 @@ class DaskExecutor(Executor):
         n = sum(self.client.nthreads().values())
         self.workers = max(1, int(n))
 
-    def run(self, series, tasks):  # type: ignore[no-untyped-def]
+    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
         from distributed import as_completed
 
         data = self.client.scatter(list(series), broadcast=True, hash=False)
-        futures = [self.client.submit(_run_chunk, data, si, ms, idx, pure=False)
+        futures = [self.client.submit(_run_chunk, data, si, ms, idx, full, pure=False)
                    for si, ms, idx in tasks]
         try:
             for fut in as_completed(futures):
@@ -199,10 +202,18 @@ class ResultCache:
         self.db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT)")
 
     @staticmethod
-    def key(series_hash: str, ms: MethodSpec) -> str:
+    def spec_part(ms: MethodSpec) -> str:
         params = json.dumps(sorted((k, v) for k, v in ms.params.items()), default=str)
-        text = f"{series_hash}|{ms.spec.name.lower()}|{ms.spec.version}|{params}"
-        return hashlib.sha256(text.encode()).hexdigest()
+        return f"{ms.spec.name.lower()}|{ms.spec.version}|{params}"
+
+    @staticmethod
+    def key_from(series_hash: str, spec_part: str) -> str:
+        return hashlib.sha256(f"{series_hash}|{spec_part}".encode()).hexdigest()
+
+    @classmethod
+    def key(cls, series_hash: str, ms: MethodSpec) -> str:
+        """Cache key of (series content, detector name, detector version, parameters)."""
+        return cls.key_from(series_hash, cls.spec_part(ms))
 
     def get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
@@ -253,6 +264,70 @@ def _row(series: Series, ri: int, si: int, ms: MethodSpec, res: dict[str, Any]) 
             "series_index": ri, "spec_index": si}
 
 
+Sink = Callable[[int, int, dict[str, Any]], None]
+
+
+def _execute(series_list: Sequence[Series], specs: Sequence[MethodSpec], sink: Sink, *,
+             full: bool, executor: Executor | str | None, workers: int | None,
+             progress: Progress | None, cache_dir: str | Path | None, ctx: RunContext) -> None:
+    """Feed ``sink(spec_index, series_index, result)`` from the cache, then from the executor."""
+    n = len(series_list) * len(specs)
+    cache = ResultCache(cache_dir) if cache_dir is not None else None
+    try:
+        missing: dict[int, list[int]] = {}
+        done = 0
+        if cache is not None:
+            hashes = [s.content_hash for s in series_list]
+            for si, ms in enumerate(specs):
+                tail = ResultCache.spec_part(ms)
+                keys = [ResultCache.key_from(h, tail) for h in hashes]
+                hits = cache.get_many(keys)
+                for ri, k in enumerate(keys):
+                    hit = hits.get(k)
+                    if hit is not None and (hit.get("change_points") is not None or not full):
+                        sink(si, ri, {**hit, "cached": True})
+                        done += 1
+                    else:
+                        missing.setdefault(si, []).append(ri)
+        else:
+            missing = {si: list(range(len(series_list))) for si in range(len(specs))}
+        if progress:
+            progress(done, n)
+        if not missing:
+            return
+        ex, own = _resolve_executor(executor, workers)
+        pending: list[tuple[str, dict[str, Any]]] = []
+        hashes_c: dict[int, str] = {}
+        tails: dict[int, str] = {}
+        try:
+            tasks = _plan(missing, specs, ex.workers, len(series_list))
+            log.info("batch: %d runs in %d tasks on %s", n - done, len(tasks), type(ex).__name__)
+            for si, chunk in ex.run(series_list, tasks, full):
+                ctx.check()
+                for ri, res in chunk:
+                    sink(si, ri, res)
+                    if cache is not None and res.get("error") is None:
+                        if ri not in hashes_c:
+                            hashes_c[ri] = series_list[ri].content_hash
+                        if si not in tails:
+                            tails[si] = ResultCache.spec_part(specs[si])
+                        pending.append((ResultCache.key_from(hashes_c[ri], tails[si]), res))
+                if cache is not None and len(pending) >= 20000:
+                    cache.put_many(pending)
+                    pending = []
+                done += len(chunk)
+                if progress:
+                    progress(done, n)
+        finally:
+            if cache is not None and pending:
+                cache.put_many(pending)
+            if own:
+                ex.close()
+    finally:
+        if cache is not None:
+            cache.close()
+
+
 def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
               executor: Executor | str | None = None, progress: Progress | None = None,
               cache_dir: str | Path | None = None, ctx: RunContext = NULL_CONTEXT,
@@ -276,61 +351,39 @@ def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
     """
     specs = _as_method_specs(method_specs)
     series_list = list(series_list)
-    n = len(series_list) * len(specs)
     results: dict[tuple[int, int], dict[str, Any]] = {}
-    cache = ResultCache(cache_dir) if cache_dir is not None else None
-    keys: dict[tuple[int, int], str] = {}
-    try:
-        if cache is not None:
-            hashes = [s.content_hash for s in series_list]
-            keys = {(si, ri): ResultCache.key(hashes[ri], ms)
-                    for si, ms in enumerate(specs) for ri in range(len(series_list))}
-            hits = cache.get_many(list(keys.values()))
-            for pos, k in keys.items():
-                if k in hits:
-                    results[pos] = {**hits[k], "cached": True}
-        missing: dict[int, list[int]] = {}
-        for si in range(len(specs)):
-            for ri in range(len(series_list)):
-                if (si, ri) not in results:
-                    missing.setdefault(si, []).append(ri)
-        done = len(results)
-        if progress:
-            progress(done, n)
-        if missing:
-            _compute(series_list, specs, missing, executor, workers, results, cache, keys, ctx,
-                     progress, done, n)
-    finally:
-        if cache is not None:
-            cache.close()
+
+    def sink(si: int, ri: int, res: dict[str, Any]) -> None:
+        results[(si, ri)] = res
+
+    _execute(series_list, specs, sink, full=True, executor=executor, workers=workers,
+             progress=progress, cache_dir=cache_dir, ctx=ctx)
     return [_row(series_list[ri], ri, si, specs[si], results[(si, ri)])
             for ri in range(len(series_list)) for si in range(len(specs))]
 
 
-def _compute(series_list: list[Series], specs: list[MethodSpec], missing: dict[int, list[int]],
-             executor: Executor | str | None, workers: int | None,
-             results: dict[tuple[int, int], dict[str, Any]], cache: ResultCache | None,
-             keys: dict[tuple[int, int], str], ctx: RunContext, progress: Progress | None,
-             done: int, n: int) -> None:
-    ex, own = _resolve_executor(executor, workers)
-    pending: list[tuple[str, dict[str, Any]]] = []
-    try:
-        tasks = _plan(missing, specs, ex.workers, len(series_list))
-        log.info("batch: %d runs in %d tasks on %s", n - done, len(tasks), type(ex).__name__)
-        for si, chunk in ex.run(series_list, tasks):
-            ctx.check()
-            for ri, res in chunk:
-                results[(si, ri)] = res
-                if cache is not None and res.get("error") is None:
-                    pending.append((keys[(si, ri)], res))
-            if cache is not None and len(pending) >= 5000:
-                cache.put_many(pending)
-                pending = []
-            done += len(chunk)
-            if progress:
-                progress(done, n)
-    finally:
-        if cache is not None and pending:
-            cache.put_many(pending)
-        if own:
-            ex.close()
+def run_onsets(series_list: Sequence[Series], method_specs: Iterable[Any],
+               executor: Executor | str | None = None, progress: Progress | None = None,
+               cache_dir: str | Path | None = None, ctx: RunContext = NULL_CONTEXT,
+               workers: int | None = None) -> tuple[np.ndarray, int]:
+    """Onsets only, as a compact ``(n_methods, n_series)`` float matrix: the onset, ``-1`` for
+    "never steady", NaN for a failed run. Used by sensitivity and tuning (millions of runs).
+
+    Returns:
+        (matrix, number of failed runs).
+    """
+    specs = _as_method_specs(method_specs)
+    series_list = list(series_list)
+    out = np.full((len(specs), len(series_list)), np.nan)
+    failed = [0]
+
+    def sink(si: int, ri: int, res: dict[str, Any]) -> None:
+        if res.get("error"):
+            failed[0] += 1
+        else:
+            v = res["steady_index"]
+            out[si, ri] = -1.0 if v is None else float(v)
+
+    _execute(series_list, specs, sink, full=False, executor=executor, workers=workers,
+             progress=progress, cache_dir=cache_dir, ctx=ctx)
+    return out, failed[0]
