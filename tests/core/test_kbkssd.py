@@ -368,6 +368,36 @@ def test_large_kernel_argmin_equals_convolve(seed):
         assert np.allclose(approx, exact, rtol=0, atol=1e-9 * (1 + np.abs(d).sum()))
 
 
+@pytest.mark.parametrize("half", [2, 3, 5, 6, 8, 9, 12, 15, 20, 40])
+def test_short_kernel_argmin_equals_convolve(half):
+    rng = np.random.default_rng(half)
+    for size in (2 * half, 2 * half + 1, 300, 3000):
+        kernel = np.array(half * [1] + half * [-1])
+        for d in (rng.normal(0, 1, size), np.round(rng.normal(0, 1, size), 1),
+                  rng.choice(np.array([0.0, 1.0, 2.5]), size), np.zeros(size)):
+            d = d - np.mean(d)
+            j, resp = kbkssd.short_kernel(d, half)
+            exact = np.convolve(d, kernel, mode="valid")
+            assert j == int(np.argmin(exact))
+            assert len(resp) == size - 2 * half + 1
+            assert np.allclose(resp, exact, rtol=0, atol=1e-9 * (1 + np.abs(d).sum()))
+
+
+@pytest.mark.parametrize("kernel", [3, 21, 101, 401])
+def test_median_filter_equals_medfilt(kernel):
+    rng = np.random.default_rng(kernel)
+    for size in (50, 300, 1000):
+        y = np.round(rng.normal(0, 1, size), 1)
+        with pytest.warns(UserWarning) if kernel > size else _no_warning():
+            expected = scipy.signal.medfilt(y, kernel)
+        assert np.array_equal(kbkssd.median_filter(y, kernel), expected)
+
+
+def _no_warning():
+    import contextlib
+    return contextlib.nullcontext()
+
+
 # ------------------------------------ improvements ----------------------------------------------
 
 def _warmup_then_slowdown(seed=0):

@@ -77,3 +77,15 @@ def test_fast_path_equals_plain_reference_on_sample(jmh_series, jmh_labels):
         assert onset == (-1 if expected is None else expected)
         assert res.stats["warmup_end"] == w
         assert np.array_equal(res.track("steadiness probability").y, prob)
+
+
+def test_kernel_candidates_equal_convolve_argmin(results):
+    """The O(N) kernel argmins equal np.convolve's on all 350 series (the reference's way)."""
+    for res in results.values():
+        s = np.array(res.track("smoothed series").y)
+        n = s.size
+        d = s - np.mean(s)
+        r_large = np.convolve(d, np.concatenate((np.ones(n), -np.ones(n))), mode="valid")
+        r_short = np.convolve(d, np.array(15 * [1] + 15 * [-1]), mode="valid")
+        assert res.stats["large_candidate"] == int(np.argmin(r_large)) - 1
+        assert res.stats["short_candidate"] == int(np.argmin(r_short)) + 14

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.signal
+import scipy.ndimage
 from numpy.typing import NDArray
 
 from ..context import RunContext
@@ -154,48 +154,94 @@ def substitute_outliers(x: NDArray[np.float64], window: int, p_hi: float, p_lo: 
 
 
 def median_filter(y: NDArray[np.float64], kernel: int) -> NDArray[np.float64]:
-    """Spec §4: ``scipy.signal.medfilt`` (zero padding); kernel 1 is the identity."""
+    """Spec §4: ``scipy.signal.medfilt`` (zero padding); kernel 1 is the identity.
+
+    ``medfilt`` is the middle-rank filter with zero padding; calling ``ndimage.rank_filter``
+    directly gives the same order statistics without medfilt's warning for kernels longer than
+    the series.
+    """
     if kernel == 1:
         return y
-    return np.asarray(scipy.signal.medfilt(y, kernel_size=kernel), dtype=np.float64)
+    return np.asarray(scipy.ndimage.rank_filter(y, kernel // 2, size=kernel, mode="constant"),
+                      dtype=np.float64)
 
 
 # --- step 3 ------------------------------------------------------------------------------------
 
-def large_kernel(d: NDArray[np.float64]) -> tuple[int, NDArray[np.float64]]:
+def _argmin_exact(approx: NDArray[np.float64], margin: float, evaluate, full) -> int:
+    """First argmin of the exactly evaluated response, given an approximation within ``margin / 2``.
+
+    The true minimiser (and every earlier tie) has an approximate value within ``margin`` of the
+    approximate minimum, so only those candidates are evaluated with ``evaluate(j)``; when there
+    are many (flat responses), ``full()`` computes the whole exact response instead.
+    """
+    cand = np.flatnonzero(approx <= approx.min() + margin)
+    if cand.size == 1:
+        return int(cand[0])
+    if cand.size > _MAX_EXACT:
+        return int(np.argmin(full()))
+    vals = np.array([evaluate(int(j)) for j in cand])
+    return int(cand[int(np.argmin(vals))])
+
+
+def _margin(d: NDArray[np.float64]) -> float:
+    # Prefix sums of N terms: error <= gamma_N * sum|d| each (about N u sum|d|); a response is at
+    # most 4 of them plus 3 roundings, BLAS's dot of +-1 taps within gamma_N sum|d|: a generous
+    # 2 * (8 + 2) = 20, rounded up to 32.
+    return 32.0 * d.size * _U * float(np.sum(np.abs(d)))
+
+
+def large_kernel(d: NDArray[np.float64], prefix: NDArray[np.float64] | None = None,
+                 margin: float | None = None) -> tuple[int, NDArray[np.float64]]:
     """``argmin(np.convolve(d, [1]*N + [-1]*N, 'valid'))`` in O(N), and the response (rounded).
 
-    ``R_L[j] = sum(d[j:]) - sum(d[:j])`` from a cumulative sum. Any summation order of these N
-    terms (BLAS included) is within ``gamma_N * sum|d|`` of the exact sum, the cumulative version
-    within ``4 gamma_N sum|d|``; so the reference's minimiser lies among the candidates whose
-    cumulative value is within ``10 gamma_N sum|d|`` of the cumulative minimum (we use 24 N u).
-    Those are re-evaluated exactly as ``np.convolve`` does: it swaps the operands (the kernel is
-    longer) and takes ``dot(k[j:j+N], d[::-1])`` for output ``j``.
+    ``R_L[j] = sum(d[j:]) - sum(d[:j])`` from prefix sums; the candidates near the minimum are
+    re-evaluated exactly as ``np.convolve`` does: the kernel is longer, so it swaps the operands
+    and output ``j`` is ``dot(k[j:j+N], d[::-1])`` (one BLAS ddot).
     """
     n = d.size
-    csum = np.cumsum(d)
-    approx = np.empty(n + 1)
-    approx[0] = 0.0
-    approx[1:] = csum
-    approx = csum[-1] - 2.0 * approx
-    margin = 24.0 * n * _U * float(np.sum(np.abs(d)))
-    cand = np.flatnonzero(approx <= approx.min() + margin)
+    if prefix is None:
+        prefix = np.concatenate(([0.0], np.cumsum(d)))
+    approx = prefix[-1] - 2.0 * prefix
     kernel = np.concatenate((np.ones(n), -np.ones(n)))
-    if cand.size > _MAX_EXACT:
-        exact = np.convolve(d, kernel, mode="valid")
-        return int(np.argmin(exact)), approx
     d_rev = np.ascontiguousarray(d[::-1])
-    vals = np.array([np.dot(kernel[j:j + n], d_rev) for j in cand])
-    return int(cand[int(np.argmin(vals))]), approx
+    j = _argmin_exact(approx, _margin(d) if margin is None else margin,
+                      lambda j: np.dot(kernel[j:j + n], d_rev),
+                      lambda: np.convolve(d, kernel, mode="valid"))
+    return j, approx
+
+
+def short_kernel(d: NDArray[np.float64], half: int, prefix: NDArray[np.float64] | None = None,
+                 margin: float | None = None) -> tuple[int, NDArray[np.float64]]:
+    """``argmin(np.convolve(d, [1]*h + [-1]*h, 'valid'))`` and the response (rounded for h > 8).
+
+    numpy evaluates output ``j`` as ``dot(d[j:j+2h], kernel[::-1])`` (BLAS) for kernels of more
+    than 11 taps and with its own loop for shorter ones; short kernels are convolved directly.
+    """
+    kernel = np.concatenate((np.ones(half), -np.ones(half)))
+    if 2 * half <= 16:
+        resp = np.convolve(d, kernel, mode="valid")
+        return int(np.argmin(resp)), resp
+    if prefix is None:
+        prefix = np.concatenate(([0.0], np.cumsum(d)))
+    n_out = d.size - 2 * half + 1
+    mid = prefix[half:half + n_out]
+    approx = (prefix[2 * half:] - mid) - (mid - prefix[:n_out])
+    k_rev = kernel[::-1].copy()
+    j = _argmin_exact(approx, _margin(d) if margin is None else margin,
+                      lambda j: np.dot(d[j:j + 2 * half], k_rev),
+                      lambda: np.convolve(d, kernel, mode="valid"))
+    return j, approx
 
 
 def detect_step(d: NDArray[np.float64], win: int, half: int) -> StepResult:
     """Spec §5 on the mean-centred series ``d``: the warm-up end (last pre-drop sample) or -1."""
-    j_large, r_large = large_kernel(d)
-    short_kernel = np.concatenate((np.ones(half), -np.ones(half)))
-    r_short = np.convolve(d, short_kernel, mode="valid")
+    prefix = np.concatenate(([0.0], np.cumsum(d)))
+    margin = _margin(d)
+    j_large, r_large = large_kernel(d, prefix, margin)
+    j_short, r_short = short_kernel(d, half, prefix, margin)
     large = j_large - 1
-    short = int(np.argmin(r_short)) + half - 1
+    short = j_short + half - 1
     w, code = _k.step_decision(d, large, short, int(win))
     return StepResult(int(w), large, short, BRANCHES[int(code)], r_large, r_short)
 
