@@ -134,3 +134,44 @@ def test_method_runs_through_batch_engine_and_cache(files, fake_detector, capsys
     assert len(CALLS) == 4
     assert main(argv) == 0
     assert len(CALLS) == 4  # second run served from the cache
+
+
+def _ramp_files(tmp_path):
+    sdir = tmp_path / "series"
+    sdir.mkdir()
+    for sid, n, g in (("s1", 300, 100), ("s2", 700, 500), ("s3", 300, None), ("s4", 1500, 1000)):
+        y = np.maximum(np.arange(n, dtype=float)[::-1] - (n - 1 - g), 0) if g else np.ones(n)
+        (sdir / f"{sid}.json").write_text(json.dumps([y.tolist()]))
+    return sdir
+
+
+def test_sensitivity_cli(files, fake_detector, capsys):
+    sdir = _ramp_files(files)
+    argv = ["sensitivity", str(sdir), "--truth", str(files / "gt.csv"), "-m", "fake_eval",
+            "--range", "level=0:50", "-N", "8", "--seed", "1", "--format", "json", "-j", "1",
+            "--no-cache"]
+    assert main(argv) == 0, capsys.readouterr().err
+    js = json.loads(capsys.readouterr().out)
+    assert js["parameters"] == ["level"] and js["n_evaluations"] == 8 * 4
+    assert js["ST"][0] > 0.9  # the only parameter explains everything
+    assert main(argv[:-5] + ["-j", "1", "--no-cache"]) == 0
+    assert "Sobol analysis of fake_eval" in capsys.readouterr().out
+    assert main(["sensitivity", str(sdir), "--truth", str(files / "gt.csv"), "-m", "fake_eval",
+                 "-j", "1"]) == 2
+    assert "default ranges" in capsys.readouterr().err
+
+
+def test_tune_cli(files, fake_detector, capsys):
+    sdir = _ramp_files(files)
+    argv = ["tune", str(sdir), "--truth", str(files / "gt.csv"), "-m", "fake_eval",
+            "--grid", "level=0:20:10", "--reference", f"{files / 'pred.csv'}:CP",
+            "--format", "json", "-j", "1", "--no-cache"]
+    assert main(argv) == 0, capsys.readouterr().err
+    js = json.loads(capsys.readouterr().out)
+    assert len(js["rows"]) == 3
+    # level 0 finds every onset exactly: sum |e| = 0 over s1, s2, s4 (CP steady there too)
+    assert js["best"]["level"] == 0.0 and js["best"]["manhattan"] == 0
+    assert js["best"]["n_scored"] == 3
+    assert main(argv[:-5] + ["--objective", "weighted", "--weights", "fn=1,mae=2", "-j", "1",
+                             "--no-cache"]) == 0
+    assert "objective weighted" in capsys.readouterr().out
