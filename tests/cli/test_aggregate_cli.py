@@ -109,3 +109,64 @@ def test_stats_output(tmp_path, capsys):
     src = _write(tmp_path / "j.csv", rows)
     assert main(["aggregate", str(src), "--out", str(tmp_path / "o.csv"), "--stats"]) == 0
     assert '"fleiss_kappa"' in capsys.readouterr().out
+
+
+# ----- segview session ----------------------------------------------------------------------
+def _data_folder(tmp_path):
+    import json
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for k in range(3):
+        (folder / f"s{k}.json").write_text(json.dumps([[float(i % 7 + k) for i in range(120)]]))
+    return folder
+
+
+def test_session_cli_workflow(tmp_path, capsys):
+    from segview.core.annotation.export import read_export
+    db = str(tmp_path / "ann.sqlite")
+    data = _data_folder(tmp_path)
+    assert main(["session", "create", "study", str(data), "--judge", "a", "--judge", "b",
+                 "--db", db]) == 0
+    out, err = capsys.readouterr()
+    assert "3 series" in out and "ann.sqlite" in err
+    src = _write(tmp_path / "j.csv", [("s0", "a", 1, 10), ("s0", "b", 1, 30), ("s1", "a", 0, ""),
+                                      ("s0", "c", 1, 100)])
+    assert main(["session", "import", "study", str(src), "--db", db]) == 0
+    assert "imported 4" in capsys.readouterr().out
+    assert main(["session", "progress", "study", "--db", db, "--json"]) == 0
+    import json
+    prog = json.loads(capsys.readouterr().out)
+    assert {k: (v["labelled"], v["total"]) for k, v in prog.items()} == \
+           {"a": (2, 3), "b": (1, 3), "c": (1, 3)}
+    assert main(["session", "progress", "study", "--db", db]) == 0
+    assert "2 / 3" in capsys.readouterr().out
+    back = tmp_path / "back.csv"
+    assert main(["session", "export-judgments", "study", "--out", str(back), "--db", db]) == 0
+    assert sorted(back.read_text().splitlines()[1:]) == \
+           sorted(["s0,a,1,10", "s0,b,1,30", "s1,a,0,", "s0,c,1,100"])
+    gt = tmp_path / "gt.csv"
+    assert main(["session", "aggregate", "study", "--out", str(gt), "--db", db]) == 0
+    row = _read(gt)["s0"]
+    assert (row["steady"], row["reference_index"], row["clustered"]) == ("1", "30", "1")
+    assert main(["session", "export", "study", "--out", str(tmp_path / "exp"), "--format",
+                 "parquet", "--db", db]) == 0
+    exp = read_export(tmp_path / "exp")
+    assert len(exp.judgments) == 4 and [s.id for s in exp.series] == ["s0", "s1", "s2"]
+    assert main(["session", "list", "--db", db]) == 0
+    assert "study" in capsys.readouterr().out
+
+
+def test_session_cli_default_db_and_errors(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SEGVIEW_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    data = _data_folder(tmp_path)
+    assert main(["session", "create", "x", str(data)]) == 0
+    assert (tmp_path / "segview-annotations.sqlite").is_file()
+    assert "segview-annotations.sqlite" in capsys.readouterr().err
+    assert main(["session", "create", "x", str(data)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["session", "progress", "nope"]) == 2
+    assert "no such annotation session" in capsys.readouterr().err
+    bad = _write(tmp_path / "bad.csv", [("s0", "a", 1, "ten")])
+    assert main(["session", "import", "x", str(bad)]) == 2
+    assert "line 2" in capsys.readouterr().err

@@ -1,0 +1,159 @@
+"""``segview session``: annotation sessions in the annotation database (create, list, progress,
+import / export judgments, export a labeled dataset, aggregate).
+
+Every sub-command takes ``--db URL`` (an SQLAlchemy URL such as
+``postgresql+psycopg://user:pw@host/db``, or a file path); the default is the embedded SQLite file
+``./segview-annotations.sqlite`` (or ``$SEGVIEW_DB``), whose location is printed on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..core.annotation import export as ex
+from ..core.annotation.aggregate import RULES, TIE_POLICIES
+from ..core.annotation.session import AnnotationSession
+from ..core.annotation.store import PROTOCOLS, Store
+from ..core.annotation.tables import write_ground_truth_csv, write_judgments_csv
+from ..core.errors import InputError
+
+
+def _db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="annotation database: SQLAlchemy URL or SQLite file path (default: "
+                        "./segview-annotations.sqlite, or $SEGVIEW_DB)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("session", help="annotation sessions: create, progress, import/export",
+                       description="Annotation sessions in the annotation database: create one "
+                                   "from data files, import/export judgments, show progress per "
+                                   "judge, export a labeled dataset, aggregate.")
+    ss = p.add_subparsers(dest="session_command", metavar="ACTION", required=True)
+
+    c = ss.add_parser("create", help="create a session from data files or folders")
+    c.add_argument("name")
+    c.add_argument("data", nargs="+", help="series files or folders")
+    c.add_argument("--protocol", choices=PROTOCOLS, default="steady_state")
+    c.add_argument("--rule", choices=RULES, default="general", help="aggregation rule")
+    c.add_argument("--eps", type=float, default=50.0, help="DBSCAN eps in samples (default 50)")
+    c.add_argument("--min-samples", type=int, default=None, help="DBSCAN min_samples")
+    c.add_argument("--tie", choices=TIE_POLICIES, default="disputed")
+    c.add_argument("--no-blind", action="store_true",
+                   help="let judges see each other's labels while annotating")
+    c.add_argument("--no-values", action="store_true",
+                   help="do not copy the series values into the database (hashes only)")
+    c.add_argument("--judge", action="append", default=[],
+                   help="add a judge (repeatable); judges can also be added from the GUI")
+    c.add_argument("--adjudicator", action="append", default=[], help="add an adjudicator")
+    _db(c)
+
+    lst = ss.add_parser("list", help="list sessions")
+    _db(lst)
+
+    pr = ss.add_parser("progress", help="labelled / total per judge")
+    pr.add_argument("name")
+    pr.add_argument("--json", action="store_true")
+    _db(pr)
+
+    im = ss.add_parser("import", help="import judgments: an export folder, a judgments CSV "
+                                      "(series_id,judge,steady,index) or a TCPD annotations.json")
+    im.add_argument("name")
+    im.add_argument("source")
+    _db(im)
+
+    ej = ss.add_parser("export-judgments", help="write the judges' current labels as a CSV")
+    ej.add_argument("name")
+    ej.add_argument("--out", required=True)
+    _db(ej)
+
+    e = ss.add_parser("export", help="export the labeled dataset into a folder")
+    e.add_argument("name")
+    e.add_argument("--out", required=True, help="folder (created, must be empty)")
+    e.add_argument("--format", choices=ex.FORMATS, default="csv")
+    _db(e)
+
+    a = ss.add_parser("aggregate", help="aggregate the session's judgments into ground truth")
+    a.add_argument("name")
+    a.add_argument("--out", required=True)
+    a.add_argument("--rule", choices=RULES, default=None, help="default: the session's rule")
+    _db(a)
+    p.set_defaults(func=run)
+
+
+def _open_store(args: argparse.Namespace) -> Store:
+    store = Store(args.db)
+    print(f"annotation database: {store.display_url}", file=sys.stderr)
+    return store
+
+
+def _create(store: Store, args: argparse.Namespace) -> int:
+    from ..core.io import load
+
+    ds = load(args.data)
+    for problem in ds.problems:
+        print(f"segview: warning: skipped {problem}", file=sys.stderr)
+    if not len(ds):
+        raise InputError(", ".join(args.data), "no series found")
+    settings = {"rule": args.rule, "eps": args.eps, "min_samples": args.min_samples,
+                "tie": args.tie, "blind": not args.no_blind}
+    s = AnnotationSession.create(store, args.name, ds, protocol=args.protocol, settings=settings,
+                                 store_values=not args.no_values)
+    for name in args.judge:
+        s.judge(name, create=True)
+    for name in args.adjudicator:
+        s.judge(name, create=True, role="adjudicator")
+    print(f"session {s.name!r}: {len(s.items())} series, protocol {s.protocol}, "
+          f"{len(s.judges())} judge(s)")
+    return 0
+
+
+def _progress(s: AnnotationSession, as_json: bool) -> int:
+    roles = {j.name: j.role for j in s.judges()}
+    prog = s.progress()
+    if as_json:
+        print(json.dumps({n: {"role": roles[n], "labelled": d, "total": t}
+                          for n, (d, t) in prog.items()}, indent=2))
+        return 0
+    print(f"session {s.name!r} ({s.protocol}, {len(s.items())} series)")
+    if not prog:
+        print("  no judges yet")
+    width = max((len(n) for n in prog), default=5)
+    for name, (done, total) in prog.items():
+        pct = 100.0 * done / total if total else 0.0
+        print(f"  {name.ljust(width)}  {roles[name]:11s} {done:6d} / {total:<6d} {pct:5.1f} %")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        cmd = args.session_command
+        if cmd == "create":
+            return _create(store, args)
+        if cmd == "list":
+            for name in store.session_names():
+                s = AnnotationSession.open(store, name)
+                print(f"{name}\t{s.protocol}\t{len(s.items())} series\t{len(s.judges())} judges")
+            return 0
+        s = AnnotationSession.open(store, args.name)
+        if cmd == "progress":
+            return _progress(s, args.json)
+        if cmd == "import":
+            n = ex.import_judgments(s, args.source)
+            print(f"imported {n} judgment(s) into session {s.name!r}")
+            return 0
+        if cmd == "export-judgments":
+            rows = [(r["series_id"], r["judge"], r["steady"], r["index"], r["change_points"])
+                    for r in ex.judgments_table(s) if r["role"] == "judge"]
+            write_judgments_csv(args.out, rows)
+            print(f"{len(rows)} judgment(s) -> {args.out}")
+            return 0
+        if cmd == "export":
+            folder = ex.export_session(s, args.out, args.format)
+            print(f"exported session {s.name!r} ({args.format}) -> {folder}")
+            return 0
+        results = s.aggregate(**({"rule": args.rule} if args.rule else {}))
+        write_ground_truth_csv(args.out, results)
+        print(f"{len(results)} series aggregated -> {args.out}")
+        return 0
