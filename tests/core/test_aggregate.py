@@ -159,3 +159,14 @@ def test_reference_rule_reproduces_labels_csv(jmh_labels):
              if (results[sid].reference_index, results[sid].clustered)
              != (r.jagt_index, r.jagt_clustered)]
     assert wrong == []
+
+
+def test_disagreements_for_review():
+    rows = (_rows((100, 110, 120, 130, 140), "agree") + _rows((326, 322, 581, 42, 108), "scatter")
+            + _rows((1102, 162, 1137, 1088, 160), "three")
+            + [("tie", "a", True, 5), ("tie", "b", False, None)])
+    found = {d.series_id: d for d in agreement.disagreements(aggregate(rows))}
+    assert set(found) == {"scatter", "three", "tie"}
+    assert found["tie"].severity == 3 and found["scatter"].severity == 2
+    assert "judge_b, judge_e" in found["three"].reasons[0]
+    assert [d.series_id for d in agreement.disagreements(aggregate(rows))][0] == "tie"

@@ -184,3 +184,26 @@ def test_default_db_path(tmp_path, monkeypatch):
     monkeypatch.setenv("SEGVIEW_DB", str(tmp_path / "x.sqlite"))
     assert st.default_db_path() == tmp_path / "x.sqlite"
     assert st.normalise_url("postgresql://u@h/d").startswith("postgresql+psycopg://")
+
+
+def test_visits_mark_resume_point_without_touching_undo(session):
+    j = session.judge("alice", create=True)
+    assert session.last_visited(j) is None
+    session.record(j, "s0", steady=True, onset=3)
+    session.visit(j, "s4")
+    assert session.last_visited(j) == "s4"
+    assert session.undo(j) == "s0" and session.label(j, "s0") is None
+    assert [e.kind for e in session.history(j)] == ["label", "visit", "undo"]
+
+
+def test_second_store_on_same_file_sees_commits(tmp_path):
+    path = tmp_path / "two.sqlite"
+    a, b = st.Store(path), st.Store(path)
+    sa = AnnotationSession.create(a, "s", _series(2))
+    sb = AnnotationSession.open(b, "s")
+    ja = sa.judge("x", create=True)
+    assert sb.judge("x", create=True) == ja  # existing judge, not a duplicate
+    sa.record(ja, "s1", steady=False)
+    assert sb.label(sb.judge("x"), "s1").steady is False
+    with pytest.raises(InputError, match="already exists"):
+        AnnotationSession.create(b, "s", _series(2))

@@ -132,3 +132,43 @@ def summary(results: Sequence[GroundTruth], votes: Mapping[str, Mapping[str, boo
             "onset_spread": onset_spread(results), "methods": dict(methods),
             "disputed": sum(1 for gt in results if gt.disputed),
             "judge_bias": [b.__dict__ for b in judge_bias(results, votes)]}
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A series for the review view: why the judges disagree, most severe first."""
+
+    series_id: str
+    severity: int
+    reasons: tuple[str, ...]
+    result: GroundTruth
+
+
+def disagreements(results: Sequence[GroundTruth]) -> list[Disagreement]:
+    """Series whose judges disagree, for review and adjudication: tied votes (severity 3),
+    scattered onsets (2), split votes or onsets outside the cluster (1). Adjudicated series are
+    listed too (severity 0) so that a reviewer sees the decisions taken."""
+    out = []
+    for gt in results:
+        reasons, severity = [], 0
+        if gt.disputed:
+            reasons.append(f"tied vote: {gt.votes_steady} of {gt.votes_total} say steady")
+            severity = 3
+        elif 0 < gt.votes_steady < gt.votes_total:
+            reasons.append(f"split vote: {gt.votes_steady} of {gt.votes_total} say steady")
+            severity = 1
+        if gt.onsets and gt.clustered is False and len(gt.onsets) > 1:
+            reasons.append(f"onsets scattered ({min(gt.onsets.values())}.."
+                           f"{max(gt.onsets.values())})")
+            severity = max(severity, 2)
+        elif gt.clustered and gt.cluster_size < len(gt.onsets):
+            outside = [j for j in gt.onsets if j not in gt.agreeing_judges]
+            reasons.append(f"{len(outside)} onset(s) outside the cluster: {', '.join(outside)}")
+            severity = max(severity, 1)
+        if gt.method == "adjudicated":
+            reasons.append("adjudicated")
+            severity = 0
+        if reasons:
+            out.append(Disagreement(gt.series_id, severity, tuple(reasons), gt))
+    out.sort(key=lambda d: -d.severity)
+    return out

@@ -182,9 +182,12 @@ class AnnotationSession:
         if not name.strip():
             raise InputError("judge", "the name is empty")
         seed = secrets.randbits(31) if seed is None else int(seed)
-        with self.store.write() as conn:
-            conn.execute(insert(st.judges).values(session_id=self.id, name=name, role=role,
-                                                  seed=seed, created_at=st.time.time()))
+        try:
+            with self.store.write() as conn:
+                conn.execute(insert(st.judges).values(session_id=self.id, name=name, role=role,
+                                                      seed=seed, created_at=st.time.time()))
+        except st.IntegrityError:
+            pass  # another process added the same judge just now: use theirs
         return self.judge(name)
 
     def order(self, judge: Judge) -> list[Item]:
@@ -316,6 +319,20 @@ class AnnotationSession:
             for sid, lab in self.labels(j).items():
                 out[sid][j.name] = lab
         return {k: v for k, v in out.items() if v}
+
+    def visit(self, judge: Judge, series_id: str) -> int:
+        """Note that the judge opened a series (resume point, audit trail; undo skips it)."""
+        it = self.item(series_id)
+        with self.store.write() as conn:
+            return self.store.append_event(conn, session_id=self.id, judge_id=judge.id,
+                                           item_id=it.id, kind="visit", tool_version=__version__)
+
+    def last_visited(self, judge: Judge) -> str | None:
+        """The series the judge opened last (None if never)."""
+        visits = [e for e in self.store.judge_history(judge.id) if e.kind == "visit"]
+        if not visits:
+            return None
+        return next(it.series_id for it in self.items() if it.id == visits[-1].item_id)
 
     def resume_position(self, judge: Judge) -> int:
         """Position in :meth:`order` of the first unannotated item (len(order) when done)."""

@@ -10,8 +10,9 @@ Tables (schema version in ``meta``):
 * ``judges``: name, role (``judge`` | ``adjudicator``), the seed of their shuffled order.
 * ``events``: the append-only history. Every action a judge takes is one row, committed at once:
   ``label`` (steady / onset or change points, confidence, note), ``clear`` (back to "not annotated"),
-  ``undo`` / ``redo`` (``target`` = the action reverted or re-applied). Nothing is updated or deleted;
-  a judge's current labels are the replay of their events (:func:`replay`).
+  ``undo`` / ``redo`` (``target`` = the action reverted or re-applied), and ``visit`` (the judge
+  opened a series: resume point and audit; not an action, so undo skips it). Nothing is updated or
+  deleted; a judge's current labels are the replay of their events (:func:`replay`).
 
 Concurrency: SQLite runs in WAL mode with a busy timeout and every write transaction starts with
 ``BEGIN IMMEDIATE`` (no lock-upgrade deadlocks); on PostgreSQL each action locks its judge's row
@@ -32,7 +33,7 @@ from typing import Any
 from sqlalchemy import (Boolean, Column, Float, ForeignKey, Integer, LargeBinary, MetaData, String,
                         Table, Text, UniqueConstraint, create_engine, event, insert, select, text)
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..errors import InputError, RecoverableError
 
@@ -42,7 +43,7 @@ SCHEMA_VERSION = 1
 DEFAULT_FILENAME = "segview-annotations.sqlite"
 PROTOCOLS = ("steady_state", "change_points")
 ROLES = ("judge", "adjudicator")
-EVENT_KINDS = ("label", "clear", "undo", "redo")
+EVENT_KINDS = ("label", "clear", "undo", "redo", "visit")
 BUSY_TIMEOUT_S = 60.0
 
 metadata = MetaData()
@@ -299,13 +300,17 @@ class Store:
         if protocol not in PROTOCOLS:
             raise InputError(name, f"protocol must be one of {', '.join(PROTOCOLS)}, "
                                    f"got {protocol!r}")
-        with self.write() as conn:
-            exists = conn.execute(select(sessions.c.id).where(sessions.c.name == name)).first()
-            if exists is not None:
-                raise InputError(name, "an annotation session of that name already exists")
-            return int(conn.execute(insert(sessions).values(
-                name=name, protocol=protocol, settings=json.dumps(dict(settings), sort_keys=True),
-                created_at=time.time(), tool_version=tool_version)).inserted_primary_key[0])
+        try:
+            with self.write() as conn:
+                exists = conn.execute(select(sessions.c.id).where(sessions.c.name == name)).first()
+                if exists is not None:
+                    raise InputError(name, "an annotation session of that name already exists")
+                return int(conn.execute(insert(sessions).values(
+                    name=name, protocol=protocol,
+                    settings=json.dumps(dict(settings), sort_keys=True),
+                    created_at=time.time(), tool_version=tool_version)).inserted_primary_key[0])
+        except IntegrityError:  # also when another process created it at the same moment
+            raise InputError(name, "an annotation session of that name already exists") from None
 
     # ----- events ---------------------------------------------------------------------------
     def append_event(self, conn: Connection, **values: Any) -> int:
