@@ -6,3 +6,4 @@ from . import fisher  # noqa: F401
 from . import binseg  # noqa: F401
 from . import kbkssd  # noqa: F401
 from . import autoparm  # noqa: F401
+from . import cpssd  # noqa: F401

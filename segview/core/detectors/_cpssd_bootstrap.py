@@ -1,0 +1,101 @@
+"""Backward segment classification of CP-SSD with a seeded, vectorised bootstrap (spec §8, §12).
+
+The original (SEALAB ``classify_runs.py`` / ``kalibera.py``) draws with Python's unseeded
+``random.choices``; here every test gets its own numpy PCG64 streams derived from
+``SeedSequence(seed, spawn_key=(test_number,))``: child 0 draws all indices into the final segment,
+child 1 all indices into the compared segment, as int64, in chunks. The draws do not depend on the
+chunk size, so results are reproducible for a given seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..context import NULL_CONTEXT, RunContext
+
+#: Default global seed of the bootstrap (documented constant; any value is as faithful as another).
+DEFAULT_SEED: int = 20240722
+#: Target number of index entries drawn per chunk.
+CHUNK_ENTRIES: int = 3_000_000
+
+
+@dataclass(frozen=True)
+class BootstrapTest:
+    """One ratio-of-means test: segment ``[start, stop)`` against the final segment."""
+
+    start: int
+    stop: int
+    lo: float
+    hi: float
+    different: bool
+
+
+def streams_for_test(seed: int, test_number: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """The two generators (final segment, compared segment) of test ``test_number``."""
+    ss = np.random.SeedSequence(seed, spawn_key=(test_number,))
+    child_l, child_g = ss.spawn(2)
+    return np.random.Generator(np.random.PCG64(child_l)), np.random.Generator(np.random.PCG64(child_g))
+
+
+def _resampled_means(seg: NDArray[np.float64], rng: np.random.Generator, resamples: int,
+                     ctx: RunContext) -> NDArray[np.float64]:
+    m = seg.size
+    out = np.empty(resamples)
+    rows = max(1, CHUNK_ENTRIES // max(m, 1))
+    for r0 in range(0, resamples, rows):
+        ctx.check()
+        r1 = min(resamples, r0 + rows)
+        idx = rng.integers(0, m, size=(r1 - r0, m), dtype=np.int64)
+        out[r0:r1] = seg[idx].mean(axis=1)
+    return out
+
+
+def ratio_ci(last: NDArray[np.float64], seg: NDArray[np.float64], seed: int, test_number: int,
+             resamples: int = 10000, alpha: float = 0.05,
+             ctx: RunContext = NULL_CONTEXT) -> tuple[float, float]:
+    """Percentile bootstrap CI of ``mean(last) / mean(seg)`` (each resampled independently)."""
+    rng_l, rng_g = streams_for_test(seed, test_number)
+    ml = _resampled_means(np.ascontiguousarray(last, dtype=np.float64), rng_l, resamples, ctx)
+    mg = _resampled_means(np.ascontiguousarray(seg, dtype=np.float64), rng_g, resamples, ctx)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = ml / mg
+    lo, hi = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return float(lo), float(hi)
+
+
+def is_different(lo: float, hi: float, effect_size: float = 0.05) -> bool:
+    """Kalibera-Jones decision: the CI lies at or beyond ``1 -/+ effect_size`` (bounds inclusive)."""
+    return bool(hi <= 1.0 - effect_size or lo >= 1.0 + effect_size)
+
+
+def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64], seed: int,
+                      resamples: int = 10000, alpha: float = 0.05, effect_size: float = 0.05,
+                      ctx: RunContext = NULL_CONTEXT) -> tuple[int, list[BootstrapTest]]:
+    """SEALAB's ``steady_state_starts`` on the raw series (spec §8).
+
+    Args:
+        y: the raw series (outliers included).
+        last_of_segment: the real change points ``c_1 < ... < c_k`` as raw indices of the last sample
+            of each segment (the final ``K[n-1]`` entry excluded).
+        seed: global bootstrap seed.
+
+    Returns:
+        ``(s, tests)``: ``s`` is the last index of the last segment that differs from the final one
+        (0 when none differs), and the tests made, in order.
+    """
+    cps = [int(c) for c in last_of_segment]
+    tests: list[BootstrapTest] = []
+    if not cps:
+        return 0, tests
+    last = y[cps[-1] + 1:]
+    for number, j in enumerate(range(len(cps) - 1, -1, -1)):
+        start = cps[j - 1] + 1 if j > 0 else 0
+        stop = cps[j] + 1
+        lo, hi = ratio_ci(last, y[start:stop], seed, number, resamples, alpha, ctx)
+        diff = is_different(lo, hi, effect_size)
+        tests.append(BootstrapTest(start, stop, lo, hi, diff))
+        if diff:
+            return cps[j], tests
+    return 0, tests

@@ -1,0 +1,164 @@
+"""PELT exactly as R ``changepoint`` 2.2.2 runs it, with the Normal mean-and-variance cost.
+
+This is the numerical core of the faithful CP-SSD emulation (spec ``shared/spec/cpssd.md`` §3-§4):
+
+* :func:`prefix_sums_r` builds the cumulative sums of ``x`` and ``x*x`` the way R's ``cumsum`` does,
+  accumulating in x87 80-bit extended precision and rounding each stored prefix to double. When
+  ``np.longdouble`` is not the 80-bit type (ARM macOS, Windows) it uses an exact
+  :class:`fractions.Fraction` emulation instead (slow but bit-identical).
+* :func:`normal_meanvar_cost` is ``mll_meanvar`` of changepoint 2.2.2: twice the negative maximised
+  Gaussian log-likelihood, variance floored at 1e-11 only when it is not positive.
+* :func:`pelt_r_meanvar` is the package's PELT with a minimum segment length (default 2), its
+  ``K = 0`` pruning and its tie rules. It is a heuristic, not an exact optimiser, and the published
+  CP-SSD results are its output.
+
+The kernels are plain scalar loops compiled with numba (``nogil`` so GUI workers run in parallel).
+Indices follow R: the change-point list holds 1-based positions of the last observation of each
+segment, including ``n``.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+#: True when ``np.longdouble`` is the x87 80-bit type (64-bit mantissa), as on x86-64 Linux.
+LONGDOUBLE_IS_X87: bool = np.finfo(np.longdouble).nmant == 63
+
+LOG_2PI: float = math.log(2.0 * math.pi)
+VARIANCE_FLOOR: float = 1e-11
+
+
+def _round_bits(q: Fraction, bits: int) -> Fraction:
+    """Round ``q`` to ``bits`` significant binary digits, ties to even (exact arithmetic)."""
+    if q == 0:
+        return q
+    sign = -1 if q < 0 else 1
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    # now 2**e <= a < 2**(e+1); scale so the kept digits are the integer part
+    scale = Fraction(2) ** (bits - 1 - e)
+    scaled = a * scale
+    floor = scaled.numerator // scaled.denominator
+    rest = scaled - floor
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and floor % 2 == 1):
+        floor += 1
+    return sign * Fraction(floor) / scale
+
+
+def _cumsum_x87_fraction(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """R's ``cumsum`` emulated exactly: 64-bit-mantissa running sum, each prefix stored as double."""
+    out = np.empty(v.size, dtype=np.float64)
+    acc = Fraction(0)
+    for i, val in enumerate(v.tolist()):
+        acc = _round_bits(acc + Fraction(val), 64)
+        out[i] = float(_round_bits(acc, 53))  # exact conversion of a 53-bit value
+    return out
+
+
+def cumsum_r(v: NDArray[np.float64], force_fraction: bool = False) -> NDArray[np.float64]:
+    """Cumulative sum as R computes it (long double accumulator, double results)."""
+    v = np.asarray(v, dtype=np.float64)
+    if LONGDOUBLE_IS_X87 and not force_fraction:
+        return np.cumsum(v.astype(np.longdouble)).astype(np.float64)
+    return _cumsum_x87_fraction(v)
+
+
+def prefix_sums_r(x: NDArray[np.float64], force_fraction: bool = False
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Prefix sums ``S1``, ``S2`` of length ``n + 1`` (``S[0] = 0``) as R's ``data_input`` builds them.
+
+    Squares are double products ``x_i * x_i``; sums accumulate in 80-bit precision (spec §3).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    s1 = np.zeros(x.size + 1)
+    s2 = np.zeros(x.size + 1)
+    s1[1:] = cumsum_r(x, force_fraction)
+    s2[1:] = cumsum_r(x * x, force_fraction)
+    return s1, s2
+
+
+@njit(nogil=True, cache=True)
+def normal_meanvar_cost(s1: NDArray[np.float64], s2: NDArray[np.float64], s: int, t: int) -> float:
+    """Cost of the segment ``x[s..t-1]`` (prefix positions ``s < t``), changepoint 2.2.2 order."""
+    m = float(t - s)
+    a = s1[t] - s1[s]
+    b = s2[t] - s2[s]
+    v = (b - (a * a) / m) / m
+    if v <= 0.0:
+        v = 1e-11
+    return m * ((LOG_2PI + math.log(v)) + 1.0)
+
+
+@njit(nogil=True, cache=True)
+def _pelt_r_kernel(s1, s2, beta, minseglen, last, nseg, f):
+    n = s1.size - 1
+    f[0] = -beta
+    last[0] = 0
+    nseg[0] = 0
+    for t in range(minseglen, min(2 * minseglen, n + 1)):
+        f[t] = normal_meanvar_cost(s1, s2, 0, t)
+        last[t] = 0
+        nseg[t] = 1
+    cand = np.empty(n + 2, dtype=np.int64)
+    vals = np.empty(n + 2, dtype=np.float64)
+    cand[0] = 0
+    cand[1] = minseglen
+    ncand = 2
+    for t in range(2 * minseglen, n + 1):
+        best = 0
+        for i in range(ncand):
+            tau = cand[i]
+            vals[i] = (f[tau] + normal_meanvar_cost(s1, s2, tau, t)) + beta
+            if vals[i] < vals[best]:
+                best = i
+        f[t] = vals[best]
+        last[t] = cand[best]
+        nseg[t] = nseg[cand[best]] + 1
+        bound = f[t] + beta
+        keep = 0
+        for i in range(ncand):
+            if vals[i] <= bound:
+                cand[keep] = cand[i]
+                keep += 1
+        cand[keep] = t - minseglen + 1
+        ncand = keep + 1
+
+
+def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
+                   minseglen: int = 2) -> tuple[NDArray[np.int64], float]:
+    """Run changepoint 2.2.2's PELT at penalty ``beta`` (any real value, also <= 0).
+
+    Args:
+        s1, s2: prefix sums from :func:`prefix_sums_r` (length ``n + 1``).
+        beta: penalty per change point.
+        minseglen: minimum segment length (R's ``cpt.meanvar`` never goes below 2).
+
+    Returns:
+        ``(cpts, q)``: ascending 1-based R indices of the last observation of each segment, including
+        ``n`` (R's ``cpts`` slot), and the unpenalised cost ``F[n] - (nseg[n] - 1) * beta``.
+
+    Raises:
+        ValueError: ``n < 2 * minseglen`` (R stops with an error there).
+    """
+    n = s1.size - 1
+    if n < 2 * minseglen:
+        raise ValueError(f"PELT needs at least {2 * minseglen} points, got {n}")
+    last = np.zeros(n + 1, dtype=np.int64)
+    nseg = np.zeros(n + 1, dtype=np.int64)
+    f = np.zeros(n + 1, dtype=np.float64)
+    _pelt_r_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), float(beta),
+                   int(minseglen), last, nseg, f)
+    cps = []
+    c = n
+    while c != 0:
+        cps.append(c)
+        c = int(last[c])
+    cps.reverse()
+    q = float(f[n] - float(nseg[n] - 1) * float(beta))
+    return np.asarray(cps, dtype=np.int64), q

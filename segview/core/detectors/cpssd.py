@@ -1,0 +1,265 @@
+"""CP-SSD: change-point based steady-state detection (the baseline of the KB-KSSD paper).
+
+CP-SSD is reference [7] of the seed paper (002): Traini, Cortellessa, Di Pompeo, Tucci, "Towards
+effective assessment of steady state performance in Java software: Are we there yet?" (EMSE 2023).
+The reference behaviour is the published output of its replication package
+(``SEALABQualityGroup/steady-state``), which runs R ``changepoint`` 2.2.2 (PELT, Killick, Fearnhead &
+Eckley, JASA 2012; CROPS, Haynes, Eckley & Fearnhead, JCGS 2017) and ``kneed`` 0.7.0. This module
+re-implements that pipeline bit for bit (spec ``shared/spec/cpssd.md``):
+
+1. outlier filter: windows of 200 iterations after a warm-up ``skip``, median +- 3 (P99 - P1) (§2);
+2. Normal mean-and-variance cost on 80-bit prefix sums, changepoint 2.2.2's PELT, minseglen 2 (§3-4);
+3. CROPS over ``[4 ln n, 100000 ln n]`` with the package's bookkeeping quirks (§5);
+4. penalty = knee of the CROPS curve by kneed 0.7.0's rules, else ``15 ln n`` (§6);
+5. final PELT, change points mapped back to raw indices through the kept indices (§7);
+6. backward walk: the last segment whose ratio-of-means bootstrap CI against the final segment lies
+   beyond +-5 % ends the transient (§8); steady iff that index ``s <= N - 501`` (§9).
+
+Index conventions:
+
+* ``change_points`` are segview's: the 0-based raw index of the first sample of each new segment,
+  i.e. ``c_j + 1`` for each real change point ``c_j`` of §7. ``stats["pelt_cpts"]`` keeps SEALAB's
+  format (raw index of the *last* sample of each segment, including the final one).
+* ``steady_start`` with ``onset_convention="published"`` (default) is ``s`` itself, the last index of
+  the last segment that differs from the final one (0 when none differs); this is the value published
+  as ``cpssd_published``. ``"first_steady"`` reports the first steady sample instead: ``s + 1``, or 0
+  when no segment differs. ``None`` means never steady.
+
+The bootstrap is seeded (``seed``; the original was unseeded), so borderline tests (CI bound within
+~0.001 of 0.95 / 1.05) can differ from the published run. Opt-in deviations from the original
+(``constant_guard``, ``threshold_rule="proportional"``, ``knee_method="kneed_library"``) are
+reported in ``notes``.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from numpy.typing import NDArray
+
+from ..context import RunContext
+from ..errors import InputError, ParameterError
+from ..params import ParamSpec, Params
+from ..registry import DetectorSpec, register
+from ..result import DetectionResult, Track
+from . import _crops, _knee, _pelt_r
+from ._cpssd_bootstrap import DEFAULT_SEED, classify_backward
+
+log = logging.getLogger(__name__)
+
+OUTLIER_WINDOW = 200
+MINSEGLEN = 2
+_BLOCK = 20000  # windows per block of the outlier filter
+
+PARAMS = (
+    ParamSpec("penalty_min_factor", "float", 4.0, low=1e-6, high=1e9, log=True, stage="prepare",
+              help="CROPS searches penalties from this factor times ln n"),
+    ParamSpec("penalty_max_factor", "float", 100000.0, low=1e-6, high=1e9, log=True,
+              stage="prepare", help="CROPS searches penalties up to this factor times ln n"),
+    ParamSpec("fallback_penalty_factor", "float", 15.0, low=1e-6, high=1e9, log=True,
+              stage="prepare", help="penalty factor (times ln n) used when no knee is found"),
+    ParamSpec("knee_method", "str", "kneed070", choices=("kneed070", "kneed_library"),
+              stage="prepare", help="kneed070: kneed 0.7.0's rules (published); kneed_library: "
+                                    "the installed kneed package"),
+    ParamSpec("constant_guard", "bool", False, stage="prepare",
+              help="treat a constant filtered series as having no change points (not in the "
+                   "original, which finds spurious ones)"),
+    ParamSpec("seed", "int", DEFAULT_SEED, low=0, high=2**32 - 1,
+              help="global seed of the bootstrap random streams"),
+    ParamSpec("bootstrap_resamples", "int", 10000, low=100, high=100000, step=100,
+              help="bootstrap resamples per segment test"),
+    ParamSpec("effect_size", "float", 0.05, low=0.0, high=0.99, step=0.01,
+              help="segments differ when the CI of the mean ratio lies beyond 1 -/+ this"),
+    ParamSpec("alpha", "float", 0.05, low=0.0001, high=0.5, step=0.01,
+              help="significance level: the bootstrap CI has coverage 1 - alpha"),
+    ParamSpec("min_steady_tail", "int", 500, low=0, high=10**9, unit="samples",
+              help="steady only if at least this many final samples follow the onset"),
+    ParamSpec("threshold_rule", "str", "absolute", choices=("absolute", "proportional"),
+              help="absolute: s <= N - 1 - tail (published for N = 3000); proportional: s <= "
+                   "(2999 - tail) * N / 3000"),
+    ParamSpec("onset_convention", "str", "published", choices=("published", "first_steady"),
+              help="published: last index of the last differing segment (cpssd_published); "
+                   "first_steady: the next index, the first steady sample"),
+)
+
+
+@dataclass(frozen=True)
+class CpssdPrepared:
+    """The deterministic change-point stage (filter, CROPS, knee, final PELT) of one series."""
+
+    kept: NDArray[np.int64]
+    outlier_mask: NDArray[np.bool_]
+    skip: int
+    pelt_cpts: NDArray[np.int64]          # SEALAB format: raw last-of-segment indices incl. last
+    penalty: float | None
+    knee: str
+    crops_penalties: NDArray[np.float64]
+    crops_ncpts: NDArray[np.int64]
+    crops_runs: int
+    notes: tuple[str, ...] = field(default=())
+
+
+def warmup_skip(y: NDArray[np.float64], window: int = OUTLIER_WINDOW) -> int | None:
+    """``ceil(window / ln(1 + ceil(0.1 / mean(y))))`` (spec §2.1); None when it is undefined."""
+    with np.errstate(all="ignore"):
+        noops = np.ceil(0.1 / np.mean(y))
+        skip = np.ceil(window / np.log1p(noops))
+    if not np.isfinite(skip) or skip < 0:
+        return None
+    return int(skip)
+
+
+def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW
+                 ) -> NDArray[np.bool_]:
+    """Outliers of SEALAB's sliding-window filter (spec §2), vectorised as a sliding min/max.
+
+    Windows start at ``skip, skip+1, ..., N-window``; a point is an outlier when it lies strictly
+    outside ``median +- 3 (P99 - P1)`` of at least one window holding it.
+    """
+    n = y.size
+    mask = np.zeros(n, dtype=bool)
+    n_win = n - window + 1 - skip
+    if n_win <= 0:
+        return mask
+    hi = np.empty(n_win)
+    lo = np.empty(n_win)
+    for b0 in range(0, n_win, _BLOCK):
+        b1 = min(n_win, b0 + _BLOCK)
+        win = sliding_window_view(y[skip + b0: skip + b1 + window - 1], window)
+        med = np.median(win, axis=1)
+        p1, p99 = np.quantile(win, [0.01, 0.99], axis=1)
+        hi[b0:b1] = med + 3 * (p99 - p1)
+        lo[b0:b1] = med - 3 * (p99 - p1)
+    pad = window - 1
+    hi_min = sliding_window_view(np.concatenate([np.full(pad, np.inf), hi, np.full(pad, np.inf)]),
+                                 window).min(axis=1)
+    lo_max = sliding_window_view(np.concatenate([np.full(pad, -np.inf), lo, np.full(pad, -np.inf)]),
+                                 window).max(axis=1)
+    tail = y[skip:]
+    mask[skip:] = (tail > hi_min) | (tail < lo_max)
+    return mask
+
+
+def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> CpssdPrepared:
+    y = np.asarray(values, dtype=np.float64)
+    notes: list[str] = []
+    if params["penalty_min_factor"] >= params["penalty_max_factor"]:
+        raise ParameterError("penalty_min_factor", "must be below penalty_max_factor", "cpssd")
+    skip = warmup_skip(y)
+    if skip is None:
+        notes.append("warm-up skip undefined (mean <= 0): outlier filter not applied")
+        mask = np.zeros(y.size, dtype=bool)
+        skip = y.size
+    else:
+        mask = outlier_mask(y, skip)
+    kept = np.flatnonzero(~mask).astype(np.int64)
+    x = y[kept]
+    n = x.size
+    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int64)
+    last = kept[-1:]
+
+    def trivial(knee: str, note: str) -> CpssdPrepared:
+        notes.append(note)
+        return CpssdPrepared(kept, mask, skip, last, None, knee, empty_f, empty_i, 0, tuple(notes))
+
+    if n < 2 * MINSEGLEN:
+        return trivial("too_short", f"filtered series has {n} < {2 * MINSEGLEN} points: no change "
+                                    "points (R stops with an error here)")
+    if params["constant_guard"] and x.max() == x.min():
+        return trivial("constant", "constant_guard: constant filtered series, no change points "
+                                   "(deviation from the original)")
+    ctx.check()
+    s1, s2 = _pelt_r.prefix_sums_r(x)
+    ln_n = math.log(n)
+
+    def pelt(beta: float) -> tuple[NDArray[np.int64], float]:
+        return _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN)
+
+    try:
+        crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,
+                               params["penalty_max_factor"] * ln_n, ctx)
+    except _crops.CropsLimitError as err:
+        raise InputError("series", f"cpssd: {err}") from None
+    try:
+        pens, ncpts = _crops.sealab_penalties_ncpts(crops)
+    except ValueError as err:  # SEALAB asserts here; never seen on real data
+        notes.append(f"{err}: fallback penalty used")
+        pens, ncpts = crops.pen_value_full, crops.ncpts
+        penalty, knee = params["fallback_penalty_factor"] * ln_n, "length_mismatch"
+    else:
+        penalty, knee = _knee.choose_penalty(pens, ncpts, n, params["fallback_penalty_factor"],
+                                             params["knee_method"])
+    if params["knee_method"] != "kneed070":
+        notes.append("knee_method=kneed_library: installed kneed, not kneed 0.7.0 (may differ)")
+    ctx.check()
+    cpts_r, _ = pelt(penalty)
+    return CpssdPrepared(kept, mask, skip, kept[cpts_r - 1], float(penalty), knee, pens,
+                         ncpts, crops.runs, tuple(notes))
+
+
+def _is_steady(s: int, n_raw: int, params: Params) -> bool:
+    tail = params["min_steady_tail"]
+    if params["threshold_rule"] == "proportional":
+        return s * 3000 <= (2999 - tail) * n_raw
+    return s <= n_raw - 1 - tail
+
+
+def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    prep = ctx.prepared
+    if not isinstance(prep, CpssdPrepared):
+        prep = _prepare(values, params, ctx)
+    y = np.asarray(values, dtype=np.float64)
+    real = prep.pelt_cpts[:-1]
+    ctx.progress(0.95, "bootstrap classification")
+    s, tests = classify_backward(y, real, params["seed"], params["bootstrap_resamples"],
+                                 params["alpha"], params["effect_size"], ctx)
+    notes = list(prep.notes)
+    if params["threshold_rule"] != "absolute":
+        notes.append("threshold_rule=proportional (the original uses the absolute rule)")
+    steady = _is_steady(s, y.size, params)
+    onset: int | None = None
+    if steady:
+        onset = s if params["onset_convention"] == "published" else (s + 1 if tests and
+                                                                      tests[-1].different else 0)
+    deciding = tests[-1] if tests and tests[-1].different else None
+    stats = {
+        "penalty": prep.penalty,
+        "knee": prep.knee,
+        "crops_penalties": prep.crops_penalties,
+        "crops_ncpts": prep.crops_ncpts,
+        "crops_runs": prep.crops_runs,
+        "pelt_cpts": prep.pelt_cpts,
+        "last_differing_index": s,
+        "deciding_ci": None if deciding is None else (deciding.lo, deciding.hi),
+        "tests": tuple((t.start, t.stop, t.lo, t.hi, t.different) for t in tests),
+        "n_outliers": int(prep.outlier_mask.sum()),
+        "warmup_skip": prep.skip,
+    }
+    tracks = (
+        Track("filtered series", y[prep.kept], x=prep.kept.astype(np.float64)),
+        Track("outlier mask", prep.outlier_mask.astype(np.float64), y_range=(0.0, 1.0),
+              kind="step"),
+    )
+    return DetectionResult("cpssd", params, real + 1, onset, tracks, stats, tuple(notes))
+
+
+SPEC = register(DetectorSpec(
+    name="cpssd",
+    label="CP-SSD (PELT + CROPS)",
+    version="1.0",
+    produces="onset",
+    params=PARAMS,
+    run=_run,
+    prepare=_prepare,
+    min_length=1,
+    affine_invariant=False,
+    citation="Traini, Cortellessa, Di Pompeo, Tucci: Towards effective assessment of steady state "
+             "performance in Java software: Are we there yet? EMSE 28 (2023); R changepoint 2.2.2",
+    description="PELT change points (Normal mean/variance cost, CROPS + knee penalty) after an "
+                "outlier filter; the last segment differing from the final one by a bootstrap "
+                "ratio-of-means test ends the warm-up.",
+    slow=True,
+))

@@ -1,0 +1,146 @@
+"""CP-SSD numerical core: 80-bit prefix sums, changepoint 2.2.2 cost and PELT (spec cpssd.md §3-§4)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from segview.core.detectors import _pelt_r
+from segview.core.detectors._pelt_r import (LONGDOUBLE_IS_X87, cumsum_r, normal_meanvar_cost,
+                                            pelt_r_meanvar, prefix_sums_r)
+
+
+def _spec_cost(x: list[float]) -> float:
+    """Spec §3 formula written out on the raw values (sums exact enough for these small cases)."""
+    m = float(len(x))
+    a = math.fsum(x)
+    b = math.fsum(v * v for v in x)
+    v = (b - (a * a) / m) / m
+    if v <= 0:
+        v = 1e-11
+    return m * ((math.log(2 * math.pi) + math.log(v)) + 1)
+
+
+def test_cost_formula_on_a_small_segment():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    s1, s2 = prefix_sums_r(x)
+    # mean 2.5, ML variance 1.25 (divisor m): 4 * (ln 2pi + ln 1.25 + 1)
+    expected = 4.0 * ((math.log(2 * math.pi) + math.log(1.25)) + 1.0)
+    assert normal_meanvar_cost(s1, s2, 0, 4) == expected
+    assert normal_meanvar_cost(s1, s2, 1, 3) == _spec_cost([2.0, 3.0])
+
+
+def test_variance_floor_applies_only_to_non_positive_variance():
+    const = np.full(5, 3e-7)
+    s1, s2 = prefix_sums_r(const)
+    v = (s2[5] - s1[5] ** 2 / 5) / 5
+    if v <= 0:  # exact cancellation: the 1e-11 floor is used
+        assert normal_meanvar_cost(s1, s2, 0, 5) == 5 * ((math.log(2 * math.pi) + math.log(1e-11)) + 1)
+    tiny = np.array([0.0, 1e-7, 0.0, 1e-7])   # ML variance 2.5e-15, below the floor: used as is
+    s1, s2 = prefix_sums_r(tiny)
+    got = normal_meanvar_cost(s1, s2, 0, 4)
+    assert got == pytest.approx(4 * (math.log(2 * math.pi) + math.log(2.5e-15) + 1), rel=1e-12)
+    assert got < 4 * (math.log(2 * math.pi) + math.log(1e-11) + 1)   # not clamped up to 1e-11
+
+
+def test_prefix_sums_accumulate_in_extended_precision():
+    v = np.array([1.0] + [1e-16] * 100)
+    ours = cumsum_r(v)
+    plain = np.cumsum(v)
+    assert plain[-1] == 1.0            # double accumulation loses every 1e-16
+    exact = Fraction(1) + 100 * Fraction(1e-16)
+    assert ours[-1] == pytest.approx(float(exact), rel=0, abs=4e-16)
+    assert ours[-1] > 1.0
+
+
+def test_fraction_fallback_is_bit_identical_to_longdouble():
+    if not LONGDOUBLE_IS_X87:
+        pytest.skip("np.longdouble is not the x87 80-bit type here")
+    rng = np.random.default_rng(11)
+    x = rng.lognormal(-15, 1.0, 400)
+    a1, a2 = prefix_sums_r(x)
+    b1, b2 = prefix_sums_r(x, force_fraction=True)
+    assert np.array_equal(a1, b1) and np.array_equal(a2, b2)
+
+
+def test_round_bits_half_to_even():
+    r = _pelt_r._round_bits
+    assert r(Fraction(5, 2), 2) == 2         # 10.1b -> 10b (tie, even)
+    assert r(Fraction(7, 2), 2) == 4         # 11.1b -> 100b (tie, up to even)
+    assert r(Fraction(-11, 4), 4) == Fraction(-11, 4)   # 10.11b fits in 4 bits
+    assert r(Fraction(-11, 4), 3) == -3                 # 10.1|1b tie -> 11.0b (even)
+    assert r(Fraction(1, 3), 53) == Fraction(1 / 3)
+
+
+def _spec_pelt(x: np.ndarray, beta: float, m: int = 2) -> tuple[list[int], float]:
+    """Spec §4 pseudocode transliterated in plain Python (reference for the numba kernel)."""
+    s1, s2 = prefix_sums_r(x)
+    n = x.size
+
+    def cost(s, t):
+        mm = float(t - s)
+        a = s1[t] - s1[s]
+        b = s2[t] - s2[s]
+        v = (b - (a * a) / mm) / mm
+        if v <= 0:
+            v = 1e-11
+        return mm * ((math.log(2 * math.pi) + math.log(v)) + 1)
+
+    f = {0: -beta}
+    last = {0: 0}
+    nseg = {0: 0}
+    for t in range(m, min(2 * m, n + 1)):
+        f[t], last[t], nseg[t] = cost(0, t), 0, 1
+    cands = [0, m]
+    for t in range(2 * m, n + 1):
+        vals = [(f[tau] + cost(tau, t)) + beta for tau in cands]
+        k = 0
+        for i, v in enumerate(vals):
+            if v < vals[k]:
+                k = i
+        f[t], last[t], nseg[t] = vals[k], cands[k], nseg[cands[k]] + 1
+        cands = [tau for tau, v in zip(cands, vals) if v <= f[t] + beta]
+        cands.append(t - m + 1)
+    out, c = [], n
+    while c != 0:
+        out.append(c)
+        c = last[c]
+    return sorted(out), f[n] - (nseg[n] - 1) * beta
+
+
+@pytest.mark.parametrize("beta", [-50.0, 0.0, 3.0, 20.0, 1e4])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pelt_matches_the_spec_pseudocode(seed, beta):
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.normal(1e-6, 1e-8, 40), rng.normal(2e-6, 5e-8, 30),
+                        np.round(rng.normal(1.5e-6, 1e-8, 30), 8)])
+    cpts, q = pelt_r_meanvar(*prefix_sums_r(x), beta)
+    ref_cpts, ref_q = _spec_pelt(x, beta)
+    assert cpts.tolist() == ref_cpts
+    assert q == ref_q
+
+
+def test_pelt_output_format_and_step_detection():
+    x = np.concatenate([np.linspace(1, 1.1, 50), np.linspace(5, 5.2, 50)])
+    cpts, q = pelt_r_meanvar(*prefix_sums_r(x), 10 * math.log(100))
+    assert cpts[-1] == 100                     # R cpts slot includes n
+    assert 50 in cpts.tolist()                 # 1-based last index of the first segment
+    s1, s2 = prefix_sums_r(x)
+    bounds = [0] + cpts.tolist()
+    seg_cost = sum(normal_meanvar_cost(s1, s2, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
+    assert q == pytest.approx(seg_cost, rel=1e-9)   # Q = unpenalised cost of the segmentation
+
+
+@pytest.mark.parametrize("n, expected", [(10, [2, 4, 6, 8, 10]), (11, [3, 5, 7, 9, 11])])
+def test_minseglen_two_with_a_very_negative_penalty(n, expected):
+    # every extra segment lowers the penalised cost: segments as short as minseglen allows
+    x = np.random.default_rng(5).normal(0, 1, n)
+    cpts, _ = pelt_r_meanvar(*prefix_sums_r(x), -1e6)
+    assert cpts.tolist() == expected
+
+
+def test_pelt_refuses_fewer_than_four_points():
+    with pytest.raises(ValueError):
+        pelt_r_meanvar(*prefix_sums_r(np.array([1.0, 2.0, 3.0])), 1.0)
