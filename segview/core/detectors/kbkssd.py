@@ -27,6 +27,7 @@ the short kernel's half-length (the paper's untuned 15).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,7 +169,8 @@ def median_filter(y: NDArray[np.float64], kernel: int) -> NDArray[np.float64]:
 
 # --- step 3 ------------------------------------------------------------------------------------
 
-def _argmin_exact(approx: NDArray[np.float64], margin: float, evaluate, full) -> int:
+def _argmin_exact(approx: NDArray[np.float64], margin: float, evaluate: Callable[[int], float],
+                  full: Callable[[], NDArray[np.float64]]) -> int:
     """First argmin of the exactly evaluated response, given an approximation within ``margin / 2``.
 
     The true minimiser (and every earlier tie) has an approximate value within ``margin`` of the
