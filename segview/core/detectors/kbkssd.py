@@ -337,7 +337,9 @@ def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Pre
     ctx.check()
     prob = probabilities(y, w, int(params["prob_win_size"]), float(params["t_crit"]))
     starts, vals = compact(prob)
-    for arr in (y, s, outliers, prob, starts, vals, down.r_large, down.r_short):
+    steps = (down,) if up is None else (down, up)
+    for arr in (y, s, outliers, prob, starts, vals, *(a for st in steps
+                                                       for a in (st.r_large, st.r_short))):
         arr.flags.writeable = False
     return Prepared(x.size, y, s, outliers, down, up, w, prob, starts, vals, tuple(notes))
 
