@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import Any
 
 from ..core.annotation import agreement
 from ..core.annotation.aggregate import RULES, TIE_POLICIES, aggregate
@@ -55,6 +56,18 @@ def run(args: argparse.Namespace) -> int:
         for r in rows:
             votes.setdefault(r.series_id, {})[r.judge] = r.steady
         stats = agreement.summary(results, votes)
-        print(json.dumps(stats, indent=2, default=lambda v: None if isinstance(v, float)
-                         and math.isnan(v) else str(v)))
+        print(json.dumps(json_clean(stats), indent=2))
     return 0
+
+
+def json_clean(value: Any) -> Any:
+    """Make statistics JSON-safe: NaN -> null, tuples -> lists, unknown objects -> str."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {str(k): json_clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_clean(v) for v in value]
+    if value is None or isinstance(value, (str, int)):
+        return value
+    return str(value)

@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--protocol", choices=PROTOCOLS, default="steady_state")
     c.add_argument("--rule", choices=RULES, default="general", help="aggregation rule")
     c.add_argument("--eps", type=float, default=50.0, help="DBSCAN eps in samples (default 50)")
+    c.add_argument("--eps-frac", type=float, default=None,
+                   help="eps as a fraction of each series' length instead (e.g. 0.0167)")
     c.add_argument("--min-samples", type=int, default=None, help="DBSCAN min_samples")
     c.add_argument("--tie", choices=TIE_POLICIES, default="disputed")
     c.add_argument("--no-blind", action="store_true",
@@ -78,6 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("name")
     a.add_argument("--out", required=True)
     a.add_argument("--rule", choices=RULES, default=None, help="default: the session's rule")
+    a.add_argument("--stats", action="store_true",
+                   help="print agreement statistics and the disagreements to review (JSON)")
     _db(a)
     p.set_defaults(func=run)
 
@@ -96,7 +100,8 @@ def _create(store: Store, args: argparse.Namespace) -> int:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)
     if not len(ds):
         raise InputError(", ".join(args.data), "no series found")
-    settings = {"rule": args.rule, "eps": args.eps, "min_samples": args.min_samples,
+    settings = {"rule": args.rule, "eps": args.eps, "eps_frac": args.eps_frac,
+                "min_samples": args.min_samples,
                 "tie": args.tie, "blind": not args.no_blind}
     s = AnnotationSession.create(store, args.name, ds, protocol=args.protocol, settings=settings,
                                  store_values=not args.no_values)
@@ -156,4 +161,18 @@ def run(args: argparse.Namespace) -> int:
         results = s.aggregate(**({"rule": args.rule} if args.rule else {}))
         write_ground_truth_csv(args.out, results)
         print(f"{len(results)} series aggregated -> {args.out}")
+        if args.stats:
+            _print_stats(s, results)
         return 0
+
+
+def _print_stats(s: AnnotationSession, results: list) -> None:
+    from ..core.annotation import agreement
+    from .aggregate import json_clean
+
+    votes = {sid: {j: bool(lab.steady) for j, lab in per.items()}
+             for sid, per in s.all_labels().items()}
+    stats = agreement.summary(results, votes)
+    stats["review"] = [{"series_id": d.series_id, "severity": d.severity,
+                        "reasons": list(d.reasons)} for d in agreement.disagreements(results)]
+    print(json.dumps(json_clean(stats), indent=2))

@@ -170,3 +170,22 @@ def test_session_cli_default_db_and_errors(tmp_path, capsys, monkeypatch):
     bad = _write(tmp_path / "bad.csv", [("s0", "a", 1, "ten")])
     assert main(["session", "import", "x", str(bad)]) == 2
     assert "line 2" in capsys.readouterr().err
+
+
+def test_session_aggregate_stats_and_eps_frac(tmp_path, capsys):
+    import json
+    db = str(tmp_path / "ann.sqlite")
+    data = _data_folder(tmp_path)  # 120 samples each: eps_frac 0.1 -> eps 12
+    assert main(["session", "create", "f", str(data), "--eps-frac", "0.1", "--db", db]) == 0
+    src = _write(tmp_path / "j.csv", [("s0", "a", 1, 10), ("s0", "b", 1, 30), ("s0", "c", 1, 60),
+                                      ("s1", "a", 1, 10), ("s1", "b", 0, "")])
+    assert main(["session", "import", "f", str(src), "--db", db]) == 0
+    capsys.readouterr()
+    gt = tmp_path / "gt.csv"
+    assert main(["session", "aggregate", "f", "--out", str(gt), "--stats", "--db", db]) == 0
+    out = capsys.readouterr().out
+    stats = json.loads(out[out.index("{"):])
+    assert _read(gt)["s0"]["clustered"] == "0"  # 10/30/60 are more than 12 apart
+    assert _read(gt)["s0"]["eps"] == "12"
+    assert {r["series_id"] for r in stats["review"]} == {"s0", "s1"}
+    assert stats["methods"]["scattered"] == 1

@@ -258,7 +258,9 @@ def _rows_from(judgments: Any) -> list[tuple[str, str, bool | None, int | None]]
 def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
               min_samples: int | None = None, tie: str = "disputed",
               judge_order: Sequence[str] | None = None,
-              adjudications: Mapping[str, Adjudication] | None = None) -> list[GroundTruth]:
+              adjudications: Mapping[str, Adjudication] | None = None,
+              eps_frac: float | None = None, lengths: Mapping[str, int] | None = None
+              ) -> list[GroundTruth]:
     """Aggregate judges' labels into ground truth, one :class:`GroundTruth` per series.
 
     Args:
@@ -272,6 +274,8 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
             ``"unsteady"`` or ``"steady"``.
         judge_order: fixed judge order; default is order of first appearance.
         adjudications: adjudicators' decisions by series id; applied on top, recorded.
+        eps_frac: if given, eps is ``eps_frac * N`` for a series of N samples (spec §4 suggests
+            ``50/3000``); ``lengths`` then gives N by series id.
 
     Returns:
         One result per series, in order of first appearance.
@@ -281,6 +285,8 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
             or ``rule="reference"`` without exactly five onsets on a steady series.
     """
     _check_settings(rule, eps, min_samples, tie)
+    if eps_frac is not None and (not 0 < eps_frac <= 1 or lengths is None):
+        raise ParameterError("eps_frac", "must be in (0, 1] and needs the series lengths")
     rows = _rows_from(judgments)
     order = list(judge_order) if judge_order is not None else list(dict.fromkeys(r[1] for r in rows))
     rank = {j: i for i, j in enumerate(order)}
@@ -298,6 +304,10 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
     out = []
     for sid, votes in per_series.items():
         ordered = sorted(votes.values(), key=lambda x: rank[x.judge])
+        if eps_frac is not None:
+            if sid not in lengths:  # type: ignore[operator]
+                raise InputError(sid, "eps_frac needs this series' length")
+            eps = eps_frac * lengths[sid]  # type: ignore[index]
         out.append(aggregate_series(sid, ordered, rule=rule, eps=eps, min_samples=min_samples,
                                     tie=tie, adjudication=adj.get(sid)))
     return out

@@ -32,8 +32,8 @@ from ..model import Series
 from . import store as st
 from .aggregate import Adjudication, GroundTruth, aggregate, aggregate_change_points
 
-DEFAULT_SETTINGS: dict[str, Any] = {"rule": "general", "eps": 50.0, "min_samples": None,
-                                    "tie": "disputed", "blind": True}
+DEFAULT_SETTINGS: dict[str, Any] = {"rule": "general", "eps": 50.0, "eps_frac": None,
+                                    "min_samples": None, "tie": "disputed", "blind": True}
 
 
 @dataclass(frozen=True)
@@ -398,7 +398,8 @@ class AnnotationSession:
             return []
         return aggregate(rows, rule=cfg["rule"], eps=cfg["eps"], min_samples=cfg["min_samples"],
                          tie=cfg["tie"], judge_order=[j.name for j in self.judges("judge")],
-                         adjudications=self.adjudications())
+                         adjudications=self.adjudications(), eps_frac=cfg.get("eps_frac"),
+                         lengths={it.series_id: it.n_samples for it in self.items()})
 
     def consensus_change_points(self, **overrides: Any) -> dict[str, list[int]]:
         """Change-point protocol: pooled, clustered consensus per series."""
