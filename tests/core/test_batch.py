@@ -124,3 +124,46 @@ def test_dask_local_cluster_matches_local(fake_detector):
 def test_dask_executor_needs_address():
     with pytest.raises(InputError):
         batch.DaskExecutor()
+
+
+PREPARES: list[int] = []
+
+
+def _prep(values, params, ctx):
+    PREPARES.append(1)
+    return values * params["scale"]
+
+
+def _decide(values, params, ctx):
+    hits = np.flatnonzero(ctx.prepared <= params["threshold"])
+    onset = int(hits[0]) if hits.size else None
+    return DetectionResult("fake_prep", params, np.zeros(0, np.int64), onset)
+
+
+PREP = DetectorSpec(
+    name="fake_prep", label="Fake prepare", version="1", produces="onset",
+    params=(ParamSpec("scale", "float", 1.0, stage="prepare"),
+            ParamSpec("threshold", "float", 5.0)), run=_decide, prepare=_prep)
+
+
+@pytest.fixture()
+def prep_detector():
+    registry.register(PREP)
+    PREPARES.clear()
+    yield PREP
+    registry._REGISTRY.pop("fake_prep", None)
+
+
+def test_prepare_stage_shared_across_decide_params(prep_detector):
+    series = _series()[:5]
+    specs = [("fake_prep", {"scale": s, "threshold": t}) for s in (1.0, 2.0) for t in (3, 8, 12)]
+    rows = batch.run_batch(series, specs, workers=1)
+    assert len(PREPARES) == 2 * 5  # one prepare per (series, scale), not per threshold
+    for r in rows:  # same answers as each configuration alone
+        alone = segview_detect(series[r["series_index"]], r["params"])
+        assert r["steady_index"] == alone
+
+
+def segview_detect(s, params):
+    from segview.core.api import detect
+    return detect(s, "fake_prep", **params).steady_start

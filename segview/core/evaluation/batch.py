@@ -22,6 +22,7 @@ import logging
 import math
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..api import run_spec
+from ..api import check_length, run_spec
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import InputError, RecoverableError
 from ..model import Series
@@ -39,7 +40,8 @@ from ..registry import DetectorSpec
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
-PlannedTask = tuple[int, "MethodSpec", tuple[int, ...]]  # (spec index, method, series indices)
+# (methods sharing one prepare stage as (spec index, method), series indices)
+PlannedTask = tuple[tuple[tuple[int, "MethodSpec"], ...], tuple[int, ...]]
 _PAYLOAD: dict[str, Any] = {}
 
 
@@ -87,18 +89,51 @@ def _run_one(ms: MethodSpec, series: Series, full: bool) -> dict[str, Any]:
             "runtime_ms": float(res.runtime_ms), "error": None}
 
 
-def _run_chunk(series: Sequence[Series], si: int, ms: MethodSpec, idx: tuple[int, ...],
-               full: bool = True) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
-    return si, [(i, _run_one(ms, series[i], full)) for i in idx]
+def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: int, full: bool
+                ) -> list[tuple[int, int, dict[str, Any]]]:
+    """Members share the detector and its prepare-stage parameters: prepare once, decide each."""
+    spec = members[0][1].spec
+    t0 = time.perf_counter()
+    try:
+        check_length(spec, series.values, members[0][1].params, series.id)
+        prepared = spec.prepare(series.values, members[0][1].params, NULL_CONTEXT)  # type: ignore[misc]
+    except RecoverableError:
+        return [(si, ri, _run_one(ms, series, full)) for si, ms in members]
+    prep_ms = (time.perf_counter() - t0) * 1000.0
+    ctx = NULL_CONTEXT.with_prepared(prepared)
+    out = []
+    for si, ms in members:
+        try:
+            res = run_spec(ms.spec, series, ms.params, ctx)
+        except RecoverableError as err:
+            out.append((si, ri, {"steady_index": None, "change_points": [], "runtime_ms": 0.0,
+                                 "error": str(err)}))
+            continue
+        out.append((si, ri, {"steady_index": res.steady_start,
+                             "change_points": [int(c) for c in res.change_points] if full else None,
+                             "runtime_ms": float(res.runtime_ms) + prep_ms, "error": None}))
+    return out
+
+
+def _run_chunk(series: Sequence[Series], members: Sequence[tuple[int, MethodSpec]],
+               idx: tuple[int, ...], full: bool = True) -> list[tuple[int, int, dict[str, Any]]]:
+    out: list[tuple[int, int, dict[str, Any]]] = []
+    shared = len(members) > 1
+    for ri in idx:
+        if shared:
+            out += _run_shared(members, series[ri], ri, full)
+        else:
+            out += [(si, ri, _run_one(ms, series[ri], full)) for si, ms in members]
+    return out
 
 
 def _init_worker(series: Sequence[Series]) -> None:
     _PAYLOAD["series"] = series
 
 
-def _pool_task(si: int, ms: MethodSpec, idx: tuple[int, ...], full: bool
-               ) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
-    return _run_chunk(_PAYLOAD["series"], si, ms, idx, full)
+def _pool_task(members: Sequence[tuple[int, MethodSpec]], idx: tuple[int, ...], full: bool
+               ) -> list[tuple[int, int, dict[str, Any]]]:
+    return _run_chunk(_PAYLOAD["series"], members, idx, full)
 
 
 # --------------------------------------------------------------------------------- executors
@@ -109,7 +144,7 @@ class Executor:
     workers: int = 1
 
     def run(self, series: Sequence[Series], tasks: Sequence[PlannedTask], full: bool = True
-            ) -> Iterator[tuple[int, list[tuple[int, dict[str, Any]]]]]:
+            ) -> Iterator[list[tuple[int, int, dict[str, Any]]]]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -126,8 +161,8 @@ class SerialExecutor(Executor):
     """Everything in the calling process (tests, tiny jobs, debugging)."""
 
     def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
-        for si, ms, idx in tasks:
-            yield _run_chunk(series, si, ms, idx, full)
+        for members, idx in tasks:
+            yield _run_chunk(series, members, idx, full)
 
 
 class LocalExecutor(Executor):
@@ -139,7 +174,7 @@ class LocalExecutor(Executor):
     def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
         with cf.ProcessPoolExecutor(self.workers, initializer=_init_worker,
                                     initargs=(list(series),)) as pool:
-            futures = [pool.submit(_pool_task, si, ms, idx, full) for si, ms, idx in tasks]
+            futures = [pool.submit(_pool_task, members, idx, full) for members, idx in tasks]
             try:
                 for fut in cf.as_completed(futures):
                     yield fut.result()
@@ -168,8 +203,8 @@ class DaskExecutor(Executor):
         from distributed import as_completed
 
         data = self.client.scatter(list(series), broadcast=True, hash=False)
-        futures = [self.client.submit(_run_chunk, data, si, ms, idx, full, pure=False)
-                   for si, ms, idx in tasks]
+        futures = [self.client.submit(_run_chunk, data, members, idx, full, pure=False)
+                   for members, idx in tasks]
         try:
             for fut in as_completed(futures):
                 yield fut.result()
@@ -236,14 +271,28 @@ class ResultCache:
 
 # ----------------------------------------------------------------------------------- driver
 
+def _prepare_key(ms: MethodSpec) -> tuple[Any, ...] | None:
+    spec = ms.spec
+    if spec.prepare is None or spec.needs_x:
+        return None
+    return (spec.name.lower(), spec.version, ms.params.subset(spec.prepare_params))
+
+
 def _plan(missing: dict[int, list[int]], specs: Sequence[MethodSpec], workers: int,
           n_series: int) -> list[PlannedTask]:
-    total = sum(len(v) for v in missing.values())
+    """Chunks of work; methods that differ only in decide-stage parameters (and miss the same
+    series) form one group, so the detector's prepare stage runs once per series for all of them."""
+    groups: dict[Any, list[tuple[int, MethodSpec]]] = {}
+    for si, idx in missing.items():
+        pk = _prepare_key(specs[si])
+        key = (pk, tuple(idx)) if pk is not None else (("single", si), tuple(idx))
+        groups.setdefault(key, []).append((si, specs[si]))
+    total = sum(len(k[1]) for k in groups)
     chunk = max(1, min(n_series, math.ceil(total / (workers * 8)))) if total else 1
     tasks: list[PlannedTask] = []
-    for si, idx in missing.items():
+    for (_, idx), members in groups.items():
         for i in range(0, len(idx), chunk):
-            tasks.append((si, specs[si], tuple(idx[i:i + chunk])))
+            tasks.append((tuple(members), tuple(idx[i:i + chunk])))
     return tasks
 
 
@@ -302,9 +351,9 @@ def _execute(series_list: Sequence[Series], specs: Sequence[MethodSpec], sink: S
         try:
             tasks = _plan(missing, specs, ex.workers, len(series_list))
             log.info("batch: %d runs in %d tasks on %s", n - done, len(tasks), type(ex).__name__)
-            for si, chunk in ex.run(series_list, tasks, full):
+            for chunk in ex.run(series_list, tasks, full):
                 ctx.check()
-                for ri, res in chunk:
+                for si, ri, res in chunk:
                     sink(si, ri, res)
                     if cache is not None and res.get("error") is None:
                         if ri not in hashes_c:
