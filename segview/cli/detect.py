@@ -11,17 +11,17 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..core import registry
-from ..core.api import run_spec
-from ..core.errors import ParameterError, RecoverableError
+from ..core.errors import ParameterError
+from ..core.evaluation.batch import MethodSpec, run_batch
 from ..core.io import load
 from ..core.params import Params
 from ..core.registry import DetectorSpec
-from ..core.result import DetectionResult
 from .paramflags import help_params, parse_param_args
 from .progress import ProgressBar
 
@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
                    help="print the parameters of the selected methods and exit")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes (default 1 = in this process; 0 = one per core)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask distributed cluster (e.g. tcp://host:8786)")
+    p.add_argument("--cache", metavar="DIR",
+                   help="cache results on disk so that repeated runs recompute nothing")
     p.set_defaults(func=run)
 
 
@@ -69,32 +75,31 @@ def resolve_params(specs: list[DetectorSpec], raw: dict[str, str]) -> dict[str, 
             for s in specs}
 
 
-def result_row(series_id: str, spec: DetectorSpec, res: DetectionResult) -> dict[str, Any]:
+def result_row(row: dict[str, Any], spec: DetectorSpec) -> dict[str, Any]:
+    """A batch-engine row as a CSV row (``-1`` = never steady for onset detectors)."""
+    onset = row["steady_index"]
     if spec.produces == "onset":
-        steady: int | str = -1 if res.steady_start is None else int(res.steady_start)
+        steady: int | str = -1 if onset is None else int(onset)
     else:
-        steady = "" if res.steady_start is None else int(res.steady_start)
-    return {"series_id": series_id, "method": spec.name, "steady_index": steady,
-            "change_points": ";".join(str(int(c)) for c in res.change_points),
-            "runtime_ms": round(res.runtime_ms, 3)}
+        steady = "" if onset is None else int(onset)
+    return {"series_id": row["series_id"], "method": row["method"], "steady_index": steady,
+            "change_points": ";".join(str(int(c)) for c in row["change_points"]),
+            "runtime_ms": round(float(row["runtime_ms"]), 3)}
 
 
-def format_rows(rows: list[dict[str, Any]], fmt: str, results: list[dict[str, Any]]) -> str:
+def json_entry(row: dict[str, Any]) -> dict[str, Any]:
+    keys = ("series_id", "method", "detector_version", "params", "steady_index", "change_points")
+    return {**{k: row[k] for k in keys}, "runtime_ms": round(float(row["runtime_ms"]), 3)}
+
+
+def format_rows(rows: list[dict[str, Any]], fmt: str, entries: list[dict[str, Any]]) -> str:
     if fmt == "json":
-        return json.dumps(results, indent=1) + "\n"
+        return json.dumps(entries, indent=1) + "\n"
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue()
-
-
-def _json_entry(series_id: str, spec: DetectorSpec, params: Params,
-                res: DetectionResult) -> dict[str, Any]:
-    return {"series_id": series_id, "method": spec.name, "detector_version": spec.version,
-            "params": dict(params), "steady_index": res.steady_start,
-            "change_points": [int(c) for c in res.change_points],
-            "runtime_ms": round(res.runtime_ms, 3), "notes": list(res.notes)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,20 +115,22 @@ def run(args: argparse.Namespace) -> int:
     for problem in dataset.problems:
         print(f"segview: skipped {problem}", file=sys.stderr)
         failures += 1
-    rows: list[dict[str, Any]] = []
-    entries: list[dict[str, Any]] = []
+    specs_by_name = {sp.name: sp for sp in specs}
     with ProgressBar(len(dataset) * len(specs), "detect") as bar:
-        for series in dataset:
-            for spec in specs:
-                try:
-                    res = run_spec(spec, series, params[spec.name])
-                except RecoverableError as err:
-                    print(f"segview: {series.id}, {spec.name}: {err}", file=sys.stderr)
-                    failures += 1
-                else:
-                    rows.append(result_row(series.id, spec, res))
-                    entries.append(_json_entry(series.id, spec, params[spec.name], res))
-                bar.update(1, series.id)
+        def progress(done: int, total: int) -> None:
+            bar.update(done - bar.done)
+
+        batch = run_batch(list(dataset), [MethodSpec(sp, params[sp.name]) for sp in specs],
+                          executor=args.scheduler, workers=args.jobs or os.cpu_count() or 1,
+                          progress=progress, cache_dir=args.cache)
+    rows, entries = [], []
+    for row in batch:
+        if row["error"]:
+            print(f"segview: {row['series_id']}, {row['method']}: {row['error']}", file=sys.stderr)
+            failures += 1
+            continue
+        rows.append(result_row(row, specs_by_name[row["method"]]))
+        entries.append(json_entry(row))
     text = format_rows(rows, args.format, entries)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
