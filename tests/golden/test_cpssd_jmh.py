@@ -3,8 +3,8 @@
 Expected onsets are ``cpssd_published`` of ``labels.csv`` (SEALAB's published classification; -1 read
 as None). Spec ``cpssd.md`` §13: steady/unsteady agreement 100 % expected (asserted >= 95 %), exact
 onsets >= 347/350 (348-349 reachable; the rest is bootstrap noise: the published run was unseeded).
-Change-point lists are compared bit for bit with a few fork-0 entries of SEALAB's
-``data/changepoints`` vendored in ``tests/golden/data/cpssd/sealab_changepoints.json``.
+Change-point lists (and one outlier set) are compared bit for bit with a few fork-0 entries of SEALAB's
+``data/changepoints`` (``data/timeseries/filtered``) vendored in ``tests/golden/data/cpssd/sealab_changepoints.json``.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 SEALAB = json.loads((Path(__file__).parent / "data" / "cpssd" / "sealab_changepoints.json")
                     .read_text())
-SEALAB_IDS = sorted(k for k in SEALAB if not k.startswith("_"))
+SEALAB_IDS = sorted(SEALAB["changepoints"])
 
 
 def _detect(item):
@@ -46,8 +46,16 @@ def results(jmh_series):
 @pytest.mark.parametrize("sid", SEALAB_IDS)
 def test_change_points_match_sealab_bit_for_bit(sid, jmh_series):
     res = segview.detect(jmh_series[sid], "cpssd", bootstrap_resamples=100)
-    assert [int(c) for c in res.stats["pelt_cpts"]] == SEALAB[sid]
-    assert res.change_points.tolist() == [c + 1 for c in SEALAB[sid][:-1]]
+    expected = SEALAB["changepoints"][sid]
+    assert [int(c) for c in res.stats["pelt_cpts"]] == expected
+    assert res.change_points.tolist() == [c + 1 for c in expected[:-1]]
+
+
+@pytest.mark.parametrize("sid", sorted(SEALAB["outliers"]))
+def test_outliers_match_sealab_filtered_series(sid, jmh_series):
+    values = jmh_series[sid].values
+    mask = cpssd.outlier_mask(values, cpssd.warmup_skip(values))
+    assert np.flatnonzero(mask).tolist() == SEALAB["outliers"][sid]
 
 
 def test_onsets_match_published(results, jmh_labels):
