@@ -1,0 +1,400 @@
+"""The compute engine: detectors run on a private QThreadPool, never on the GUI thread.
+
+Work is organised in **lanes** ``(series_id, detector)``. Each lane has a generation counter, at most
+one running job and one waiting request; the newest request wins:
+
+1. :meth:`JobRunner.request` stores the request as pending. A fast detector on a quiet lane starts at
+   once (so a single click answers immediately); further requests within the rate-limit window are
+   coalesced and the newest starts when the single-shot timer fires. Slow detectors (``spec.slow``) are
+   purely debounced: the timer restarts on every request.
+2. Dispatching increments the lane's generation. A running job of that lane gets its cancel token set
+   (or is taken back from the queue with ``tryTake``) and the request waits until it ends.
+3. A :class:`DetectJob` gets only immutable inputs (read-only arrays, frozen ``Params``, generation,
+   ``RunContext``) and reports through its :class:`WorkerSignals`; it catches every exception.
+4. The ``@Slot`` receivers on the runner (GUI thread) drop results whose generation is no longer the
+   lane's, store returned ``prepare`` state in an LRU cache (GUI thread only, so no locks) and emit
+   :attr:`JobRunner.result_ready`.
+
+Nothing here touches widgets. On shutdown every job is cancelled and the pool is waited for.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import traceback
+import weakref
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+
+from ..core.api import check_length, run_spec
+from ..core.context import RunContext
+from ..core.errors import Cancelled, RecoverableError
+from ..core.model import Series
+from ..core.params import Params
+from ..core.registry import DetectorSpec
+
+log = logging.getLogger(__name__)
+
+Lane = tuple[str, str]
+LIVE_RUNNERS: "weakref.WeakSet[JobRunner]" = weakref.WeakSet()
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to compute on a lane."""
+
+    series: Series
+    spec: DetectorSpec
+    params: Params
+
+
+class PrepareCache:
+    """LRU of detectors' ``prepare`` output keyed by (series, detector, prepare-stage params)."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.capacity = capacity
+        self._data: OrderedDict[Hashable, object] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def key(req: Request) -> Hashable:
+        return (req.series.id, req.spec.name, req.params.subset(req.spec.prepare_params))
+
+    def get(self, key: Hashable) -> object | None:
+        if key in self._data:
+            self._data.move_to_end(key)
+            self.hits += 1
+            return self._data[key]
+        self.misses += 1
+        return None
+
+    def put(self, key: Hashable, value: object) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.capacity:
+            self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class WorkerSignals(QObject):
+    """Signals of one runnable (a QRunnable is not a QObject and cannot emit)."""
+
+    finished = Signal(object, int, object, object, object)  # lane, gen, result, cache key, state
+    failed = Signal(object, int, str, bool)  # lane, gen, message, recoverable
+    cancelled = Signal(object, int)
+    progress = Signal(object, int, float, str)
+
+
+class DetectJob(QRunnable):
+    """Run one detector on one series; emits exactly one of finished / failed / cancelled."""
+
+    def __init__(self, lane: Lane, gen: int, req: Request, ctx: RunContext,
+                 cache_key: Hashable, prepared: object | None) -> None:
+        super().__init__()
+        self.setAutoDelete(False)  # the runner keeps the Python reference until run() returned
+        self.lane, self.gen, self.req, self.ctx = lane, gen, req, ctx
+        self.cache_key, self.prepared = cache_key, prepared
+        self.signals = WorkerSignals()
+        self.done = threading.Event()
+        self.ctx.on_progress = self._report
+
+    def _report(self, fraction: float, message: str) -> None:
+        self.signals.progress.emit(self.lane, self.gen, fraction, message)
+
+    def run(self) -> None:  # worker thread
+        try:
+            self._run()
+        finally:
+            self.done.set()
+
+    def _run(self) -> None:
+        spec, series, params = self.req.spec, self.req.series, self.req.params
+        state = None
+        try:
+            self.ctx.check()
+            ctx = self.ctx
+            if spec.prepare is not None and not spec.needs_x:
+                check_length(spec, series.values, params, series.id)
+                if self.prepared is None:
+                    state = spec.prepare(series.values, params, ctx)
+                    ctx = ctx.with_prepared(state)
+                else:
+                    ctx = ctx.with_prepared(self.prepared)
+            result = run_spec(spec, series, params, ctx)
+        except Cancelled:
+            self.signals.cancelled.emit(self.lane, self.gen)
+        except RecoverableError as err:
+            self.signals.failed.emit(self.lane, self.gen, str(err), True)
+        except Exception:  # a bug in a detector: report it, keep the app alive
+            self.signals.failed.emit(self.lane, self.gen, traceback.format_exc(), False)
+        else:
+            self.signals.finished.emit(self.lane, self.gen, result, self.cache_key, state)
+
+
+class BatchSignals(QObject):
+    item_done = Signal(str, str, object, object)  # series id, detector, params, result
+    item_failed = Signal(str, str, str)
+    progress = Signal(float, str)
+    finished = Signal(bool)  # True when cancelled
+
+
+class BatchJob(QRunnable):
+    """Run (spec, params) pairs over many series in one runnable ("run on all series")."""
+
+    def __init__(self, series: Sequence[Series], work: Sequence[tuple[DetectorSpec, Params]],
+                 ctx: RunContext) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.series, self.work, self.ctx = list(series), list(work), ctx
+        self.signals = BatchSignals()
+        self.done = threading.Event()
+
+    def run(self) -> None:  # worker thread
+        cancelled = False
+        total = max(1, len(self.series) * len(self.work))
+        k = 0
+        try:
+            for s in self.series:
+                for spec, params in self.work:
+                    self.ctx.check()
+                    try:
+                        res = run_spec(spec, s, params, RunContext(self.ctx.cancel_event))
+                    except Cancelled:
+                        raise
+                    except RecoverableError as err:
+                        self.signals.item_failed.emit(s.id, spec.name, str(err))
+                    except Exception as err:  # keep going; report the bug
+                        self.signals.item_failed.emit(s.id, spec.name, f"{type(err).__name__}: {err}")
+                    else:
+                        self.signals.item_done.emit(s.id, spec.name, params, res)
+                    k += 1
+                    self.ctx.progress(k / total, f"{s.id}: {spec.label}")
+        except Cancelled:
+            cancelled = True
+        finally:
+            self.signals.finished.emit(cancelled)
+            self.done.set()
+
+
+class JobRunner(QObject):
+    """Schedules detector runs per lane on its own thread pool (see the module docstring)."""
+
+    result_ready = Signal(object, object)  # lane, DetectionResult
+    job_failed = Signal(object, str, bool)  # lane, message, recoverable
+    job_started = Signal(object, object)  # lane, Request
+    progress = Signal(object, float, str)  # lane, fraction, message (slow jobs)
+    idle = Signal()  # no job running or waiting
+    batch_item = Signal(str, str, object, object)
+    batch_failed = Signal(str, str, str)
+    batch_progress = Signal(float, str)
+    batch_finished = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None, debounce_ms: int = 80,
+                 max_threads: int | None = None, cache_size: int = 64) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max_threads or max(1, (os.cpu_count() or 2) - 1))
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._gen: dict[Lane, int] = {}
+        self._pending: dict[Lane, Request] = {}  # waiting for the timer
+        self._next: dict[Lane, Request] = {}  # waiting for the lane's running job to end
+        self._running: dict[Lane, DetectJob] = {}
+        self._retired: list[QRunnable] = []
+        self._batch: BatchJob | None = None
+        self.cache = PrepareCache(cache_size)
+        self.closed = False
+        LIVE_RUNNERS.add(self)
+
+    # ----------------------------------------------------------------- requests
+    def generation(self, lane: Lane) -> int:
+        return self._gen.get(lane, 0)
+
+    def request(self, series: Series, spec: DetectorSpec, params: Params,
+                immediate: bool = False) -> Lane:
+        """Ask for ``spec`` on ``series`` with ``params``; newer requests on the lane supersede."""
+        lane = (series.id, spec.name)
+        if self.closed:
+            return lane
+        req = Request(series, spec, params)
+        quiet = (lane not in self._running and lane not in self._pending
+                 and not self._timer.isActive())
+        if immediate or (quiet and not spec.slow):
+            self._pending.pop(lane, None)
+            self._dispatch(lane, req)
+            if not immediate:
+                self._timer.start()  # opens the rate-limit window
+            return lane
+        self._pending[lane] = req
+        if spec.slow or not self._timer.isActive():
+            self._timer.start()
+        return lane
+
+    def cancel_lanes(self, keep_series: str | None = None, detector: str | None = None) -> None:
+        """Cancel and forget lanes of every series but ``keep_series`` (or of one detector)."""
+        def hit(lane: Lane) -> bool:
+            if detector is not None:
+                return lane[1] == detector and (keep_series is None or lane[0] == keep_series)
+            return lane[0] != keep_series
+        for table in (self._pending, self._next):
+            for lane in [ln for ln in table if hit(ln)]:
+                del table[lane]
+        for lane in [ln for ln in self._running if hit(ln)]:
+            self._gen[lane] = self.generation(lane) + 1
+            self._cancel_job(lane)
+        self._check_idle()
+
+    def cancel_all(self) -> None:
+        """Cancel every lane and any batch."""
+        self._timer.stop()
+        self._pending.clear()
+        self._next.clear()
+        for lane in list(self._running):
+            self._gen[lane] = self.generation(lane) + 1
+            self._cancel_job(lane)
+        if self._batch is not None:
+            self._batch.ctx.cancel()
+        self._check_idle()
+
+    def shutdown(self, timeout_ms: int = 2000) -> bool:
+        """Cancel everything and wait for the pool; True when no thread is left running."""
+        self.closed = True
+        self.cancel_all()
+        ok = self.pool.waitForDone(timeout_ms)
+        self._retired.clear()
+        return bool(ok)
+
+    def is_busy(self) -> bool:
+        return bool(self._running or self._pending or self._next or self._batch is not None)
+
+    def running_lanes(self) -> list[Lane]:
+        return list(self._running)
+
+    # ----------------------------------------------------------------- batch
+    def run_batch(self, series: Sequence[Series],
+                  work: Sequence[tuple[DetectorSpec, Params]]) -> bool:
+        """Start a batch over ``series``; False when one is already running."""
+        if self._batch is not None or self.closed:
+            return False
+        job = BatchJob(series, work, RunContext())
+        job.ctx.on_progress = job.signals.progress.emit
+        job.signals.item_done.connect(self._on_batch_item_done)
+        job.signals.item_failed.connect(self._on_batch_item_failed)
+        job.signals.progress.connect(self._on_batch_progress)
+        job.signals.finished.connect(self._on_batch_finished)
+        self._batch = job
+        self.pool.start(job)
+        return True
+
+    @Slot(str, str, object, object)
+    def _on_batch_item_done(self, sid: str, det: str, params: object, result: object) -> None:
+        self.batch_item.emit(sid, det, params, result)
+
+    @Slot(str, str, str)
+    def _on_batch_item_failed(self, sid: str, det: str, text: str) -> None:
+        self.batch_failed.emit(sid, det, text)
+
+    @Slot(float, str)
+    def _on_batch_progress(self, fraction: float, message: str) -> None:
+        self.batch_progress.emit(fraction, message)
+
+    @Slot(bool)
+    def _on_batch_finished(self, cancelled: bool) -> None:
+        if self._batch is not None:
+            self._retired.append(self._batch)
+        self._batch = None
+        self.batch_finished.emit(cancelled)
+        self._check_idle()
+
+    # ----------------------------------------------------------------- internals
+    def _dispatch(self, lane: Lane, req: Request) -> None:
+        self._gen[lane] = self.generation(lane) + 1
+        if lane in self._running and not self._cancel_job(lane):
+            self._next[lane] = req  # starts when the cancelled job ends
+            return
+        self._start(lane, req)
+
+    def _cancel_job(self, lane: Lane) -> bool:
+        """Cancel the lane's job; True when it was still queued and is gone for good."""
+        job = self._running[lane]
+        job.ctx.cancel()
+        if self.pool.tryTake(job):
+            del self._running[lane]
+            return True
+        return False
+
+    def _start(self, lane: Lane, req: Request) -> None:
+        self._prune()
+        key = PrepareCache.key(req)
+        prepared = self.cache.get(key) if req.spec.prepare is not None else None
+        job = DetectJob(lane, self.generation(lane), req, RunContext(), key, prepared)
+        job.signals.finished.connect(self._on_job_finished)
+        job.signals.failed.connect(self._on_job_failed)
+        job.signals.cancelled.connect(self._on_job_cancelled)
+        job.signals.progress.connect(self._on_job_progress)
+        self._running[lane] = job
+        self.job_started.emit(lane, req)
+        self.pool.start(job)
+
+    def _prune(self) -> None:
+        self._retired = [j for j in self._retired if not j.done.is_set()]
+
+    def _job_ended(self, lane: Lane, gen: int) -> None:
+        job = self._running.get(lane)
+        if job is not None and job.gen == gen:
+            del self._running[lane]
+            self._retired.append(job)
+        nxt = self._next.pop(lane, None)
+        if nxt is not None and lane not in self._running and not self.closed:
+            self._start(lane, nxt)
+
+    def _check_idle(self) -> None:
+        if not self.is_busy():
+            self.idle.emit()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        pending, self._pending = self._pending, {}
+        for lane, req in pending.items():
+            self._dispatch(lane, req)
+
+    @Slot(object, int, object, object, object)
+    def _on_job_finished(self, lane: Lane, gen: int, result: object, key: object,
+                         state: object) -> None:
+        if state is not None:
+            self.cache.put(key, state)
+        self._job_ended(lane, gen)
+        if gen == self.generation(lane) and not self.closed:
+            self.result_ready.emit(lane, result)
+        self._check_idle()
+
+    @Slot(object, int, str, bool)
+    def _on_job_failed(self, lane: Lane, gen: int, text: str, recoverable: bool) -> None:
+        self._job_ended(lane, gen)
+        if gen == self.generation(lane) and not self.closed:
+            if not recoverable:
+                log.error("detector %s failed on %s:\n%s", lane[1], lane[0], text)
+            self.job_failed.emit(lane, text, recoverable)
+        self._check_idle()
+
+    @Slot(object, int)
+    def _on_job_cancelled(self, lane: Lane, gen: int) -> None:
+        self._job_ended(lane, gen)
+        self._check_idle()
+
+    @Slot(object, int, float, str)
+    def _on_job_progress(self, lane: Lane, gen: int, fraction: float, message: str) -> None:
+        if gen == self.generation(lane):
+            self.progress.emit(lane, fraction, message)

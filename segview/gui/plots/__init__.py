@@ -1,0 +1,1 @@
+"""pyqtgraph items: the series plot, detector overlays, diagnostic tracks and the overview strip."""

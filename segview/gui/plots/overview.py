@@ -1,0 +1,44 @@
+"""A small overview strip of the whole series whose region follows the main plot's x range."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker
+
+from ...core.model import Series
+from .series_plot import AXIS_WIDTH, SERIES_PEN
+
+
+class Overview:
+    """Overview PlotItem; dragging its region pans the main plot and vice versa."""
+
+    def __init__(self, main: pg.PlotItem) -> None:
+        self.main = main
+        self.plot = pg.PlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.getAxis("left").setWidth(AXIS_WIDTH)
+        self.plot.getAxis("left").setStyle(showValues=False)
+        self.plot.setMaximumHeight(70)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
+        self.curve.setDownsampling(auto=True, method="peak")
+        self.plot.addItem(self.curve)
+        self.region = pg.LinearRegionItem(brush=pg.mkBrush(80, 120, 200, 40))
+        self.region.setZValue(10)
+        self.plot.addItem(self.region, ignoreBounds=True)
+        self.region.sigRegionChanged.connect(self._on_region_changed)
+        main.sigXRangeChanged.connect(self._on_main_range_changed)
+
+    def set_series(self, series: Series) -> None:
+        self.curve.setData(series.xs(), series.values, skipFiniteCheck=True)
+        self.plot.autoRange()
+        self._on_main_range_changed(self.main, self.main.viewRange()[0])
+
+    def _on_region_changed(self, region: pg.LinearRegionItem) -> None:
+        lo, hi = region.getRegion()
+        with QSignalBlocker(self.main):
+            self.main.setXRange(lo, hi, padding=0)
+
+    def _on_main_range_changed(self, _vb: object, rng: tuple[float, float]) -> None:
+        with QSignalBlocker(self.region):
+            self.region.setRegion(rng)

@@ -1,0 +1,139 @@
+"""Diagnostic tracks under the series plot, x-linked to it, with draggable threshold lines.
+
+A track whose ``threshold_param`` is set gets a movable horizontal line; dropping it calls the
+``on_threshold`` callback, which writes the value back through the parameter panel (and so through
+the job runner's debounced path). Lines are only moved programmatically while not being dragged.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from ...core.result import Track
+from .series_plot import AXIS_WIDTH
+
+TRACK_HEIGHT = 80
+
+
+@dataclass
+class TrackView:
+    """One track's PlotItem and items."""
+
+    method: str
+    name: str
+    plot: pg.PlotItem
+    curve: pg.PlotDataItem
+    title: pg.TextItem
+    threshold: pg.InfiniteLine | None = None
+    param: str | None = None
+    fixed_range: tuple[float, float] | None = None
+
+
+class TrackStack:
+    """Creates and updates the track plots; the owner lays them out (see :meth:`views`)."""
+
+    def __init__(self, main: pg.PlotItem,
+                 on_threshold: Callable[[str, str, float], None] | None = None) -> None:
+        self.main = main
+        self.on_threshold = on_threshold
+        self._views: dict[tuple[str, str], TrackView] = {}
+        self.focus: str | None = None  # only this method's tracks are shown
+
+    def views(self) -> list[TrackView]:
+        """Views to show: the tracks of the focused method, in the detector's order."""
+        return [v for v in self._views.values() if v.method == self.focus]
+
+    def all_views(self) -> list[TrackView]:
+        return list(self._views.values())
+
+    def view(self, method: str, name: str) -> TrackView:
+        return self._views[(method, name)]
+
+    def set_tracks(self, method: str, tracks: tuple[Track, ...], color: str, label: str,
+                   params: dict, x_map: Callable[[np.ndarray], np.ndarray]) -> bool:
+        """Show ``tracks`` of ``method``; returns True when plots were added or removed."""
+        wanted = {t.name for t in tracks}
+        stale = [k for k in self._views if k[0] == method and k[1] not in wanted]
+        for k in stale:
+            del self._views[k]
+        added = False
+        for t in tracks:
+            key = (method, t.name)
+            if key not in self._views:
+                self._views[key] = self._make_view(method, t, color, label)
+                added = True
+            self._update(self._views[key], t, params, x_map)
+        return added or bool(stale)
+
+    def clear_method(self, method: str) -> bool:
+        keys = [k for k in self._views if k[0] == method]
+        for k in keys:
+            del self._views[k]
+        return bool(keys)
+
+    def clear(self) -> None:
+        self._views.clear()
+
+    def _make_view(self, method: str, t: Track, color: str, label: str) -> TrackView:
+        plot = pg.PlotItem()
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=True, y=False)
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.getAxis("left").setWidth(AXIS_WIDTH)
+        plot.getAxis("bottom").setStyle(showValues=False)
+        plot.setXLink(self.main)
+        plot.setMaximumHeight(TRACK_HEIGHT * 1.5)
+        plot.setPreferredHeight(TRACK_HEIGHT)
+        curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1.3))
+        curve.setDownsampling(auto=True, method="peak")
+        curve.setClipToView(True)
+        plot.addItem(curve)
+        title = pg.TextItem(f"{label}: {t.name}", color=color, anchor=(0, 0),
+                            fill=pg.mkBrush(255, 255, 255, 190))
+        title.setParentItem(plot.vb)
+        title.setPos(4, 2)
+        view = TrackView(method, t.name, plot, curve, title)
+        if t.threshold_param is not None:
+            line = pg.InfiniteLine(angle=0, movable=True,
+                                   pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
+                                   hoverPen=pg.mkPen(color, width=3),
+                                   label=f"{t.threshold_param} = {{value:.3g}}",
+                                   labelOpts={"position": 0.92, "color": color,
+                                              "fill": (255, 255, 255, 190)})
+            line.setZValue(20)
+            line.sigPositionChangeFinished.connect(self._threshold_dropped(view))
+            plot.addItem(line, ignoreBounds=True)
+            view.threshold, view.param = line, t.threshold_param
+        return view
+
+    def _threshold_dropped(self, view: TrackView) -> Callable[[pg.InfiniteLine], None]:
+        def dropped(line: pg.InfiniteLine) -> None:  # same thread: a plain callback is fine
+            if self.on_threshold is not None and view.param is not None:
+                self.on_threshold(view.method, view.param, float(line.value()))
+        return dropped
+
+    def _update(self, view: TrackView, t: Track, params: dict,
+                x_map: Callable[[np.ndarray], np.ndarray]) -> None:
+        x = x_map(t.xs())
+        y = np.asarray(t.y, dtype=np.float64)
+        if t.kind == "step" and y.size:
+            view.curve.setData(x, y, stepMode="right")
+        else:
+            view.curve.setData(x, y, connect="finite")
+        view.fixed_range = t.y_range
+        if t.y_range is not None:
+            view.plot.enableAutoRange(y=False)
+            lo, hi = t.y_range
+            view.plot.setYRange(lo, hi, padding=0.05)
+            view.plot.setLimits(yMin=lo - 0.05 * (hi - lo), yMax=hi + 0.05 * (hi - lo))
+        else:
+            view.plot.enableAutoRange(y=True)
+        if view.threshold is not None and view.param in params:
+            value = params[view.param]
+            if isinstance(value, (int, float)) and not view.threshold.moving:
+                view.threshold.setPos(float(value))
+            view.threshold.setVisible(isinstance(value, (int, float)))

@@ -1,0 +1,99 @@
+"""Persistent GUI settings (QSettings): layout, enabled methods, parameters per method, recent files.
+
+Parameters are stored as raw JSON per method and re-coerced on load: an unknown parameter is dropped
+with a warning and a missing one takes its faithful default, so saved settings survive detector
+updates.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from ..core.errors import ParameterError
+from ..core.params import Params
+from ..core.registry import DetectorSpec
+
+log = logging.getLogger(__name__)
+MAX_RECENT = 10
+
+
+class Settings:
+    """Typed access to the application's QSettings (a custom QSettings can be injected in tests)."""
+
+    def __init__(self, qsettings: QSettings | None = None) -> None:
+        self.q = qsettings if qsettings is not None else QSettings()
+
+    # layout
+    def save_layout(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.q.setValue("window/geometry", geometry)
+        self.q.setValue("window/state", state)
+
+    def layout(self) -> tuple[QByteArray | None, QByteArray | None]:
+        return self.q.value("window/geometry"), self.q.value("window/state")
+
+    # methods
+    def enabled_methods(self) -> set[str] | None:
+        """Names of the enabled methods, or None when never saved (then all are enabled)."""
+        raw = self.q.value("methods/enabled")
+        if raw is None:
+            return None
+        try:
+            return set(json.loads(str(raw)))
+        except ValueError:
+            return None
+
+    def set_enabled_methods(self, names: set[str]) -> None:
+        self.q.setValue("methods/enabled", json.dumps(sorted(names)))
+
+    def params(self, spec: DetectorSpec) -> Params:
+        raw = self.q.value(f"params/{spec.name}")
+        if raw is None:
+            return spec.defaults()
+        try:
+            values: dict[str, Any] = dict(json.loads(str(raw)))
+        except (ValueError, TypeError):
+            return spec.defaults()
+        known = {p.name for p in spec.params}
+        for key in [k for k in values if k not in known]:
+            log.warning("settings: dropping unknown parameter %r of %s", key, spec.name)
+            del values[key]
+        try:
+            return spec.coerce(values)
+        except ParameterError as err:
+            log.warning("settings: %s; using the defaults of %s", err, spec.name)
+            return spec.defaults()
+
+    def set_params(self, spec: DetectorSpec, params: Params) -> None:
+        if params == spec.defaults():
+            self.q.remove(f"params/{spec.name}")
+        else:
+            self.q.setValue(f"params/{spec.name}", json.dumps(dict(params)))
+
+    def clear_params(self) -> None:
+        self.q.remove("params")
+
+    # files
+    def last_folder(self) -> str:
+        return str(self.q.value("files/last_folder", "") or "")
+
+    def set_last_folder(self, folder: str) -> None:
+        self.q.setValue("files/last_folder", folder)
+
+    def recent_files(self) -> list[str]:
+        raw = self.q.value("files/recent")
+        try:
+            return [str(p) for p in json.loads(str(raw))] if raw else []
+        except ValueError:
+            return []
+
+    def add_recent(self, path: str) -> list[str]:
+        items = [path] + [p for p in self.recent_files() if p != path]
+        items = items[:MAX_RECENT]
+        self.q.setValue("files/recent", json.dumps(items))
+        return items
+
+    def sync(self) -> None:
+        self.q.sync()
