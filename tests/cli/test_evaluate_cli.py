@@ -175,3 +175,18 @@ def test_tune_cli(files, fake_detector, capsys):
     assert main(argv[:-5] + ["--objective", "weighted", "--weights", "fn=1,mae=2", "-j", "1",
                              "--no-cache"]) == 0
     assert "objective weighted" in capsys.readouterr().out
+
+
+def test_scheduler_option_runs_on_dask(files, fake_detector, capsys):
+    distributed = pytest.importorskip("distributed")
+    sdir = _ramp_files(files)
+    base = ["evaluate", "--truth", str(files / "gt.csv"), "--format", "json", "-m", "fake_eval",
+            "--series", str(sdir), "--no-cache", "--methods", "fake_eval"]
+    assert main(base + ["-j", "1"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert main(base + ["--scheduler", cluster.scheduler_address]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert remote["methods"] == local["methods"]
+    assert local["methods"]["fake_eval"]["agreement"] == 4

@@ -167,3 +167,25 @@ def test_prepare_stage_shared_across_decide_params(prep_detector):
 def segview_detect(s, params):
     from segview.core.api import detect
     return detect(s, "fake_prep", **params).steady_start
+
+
+@pytest.mark.shared
+def test_kbkssd_on_dask_matches_local_processes(jmh_series, jmh_labels):
+    distributed = pytest.importorskip("distributed")
+    from segview.core.errors import UnknownMethodError
+    try:
+        registry.get("kbkssd")
+    except UnknownMethodError:
+        pytest.skip("kbkssd is not registered")
+    series = [jmh_series[k] for k in sorted(jmh_series)[:8]]
+    specs = ["kbkssd", ("kbkssd", {"prob_threshold": 0.8})]
+    local = batch.run_batch(series, specs, workers=2)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = batch.run_batch(series, specs, executor=batch.DaskExecutor(client=client))
+    assert [r["steady_index"] for r in remote] == [r["steady_index"] for r in local]
+    assert [r["change_points"] for r in remote] == [r["change_points"] for r in local]
+    # the faithful default reproduces the published reference onsets (labels.csv)
+    assert [r["steady_index"] for r in local if r["spec_index"] == 0] == [
+        jmh_labels[s.id].onsets["kbkssd_reference"] for s in series]
