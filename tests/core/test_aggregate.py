@@ -170,3 +170,14 @@ def test_disagreements_for_review():
     assert found["tie"].severity == 3 and found["scatter"].severity == 2
     assert "judge_b, judge_e" in found["three"].reasons[0]
     assert [d.series_id for d in agreement.disagreements(aggregate(rows))][0] == "tie"
+
+
+def test_brute_force_neighbourhoods_equal_the_studys_default_algorithm():
+    import numpy as np
+
+    from segview.core.annotation.aggregate import dbscan_labels
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        v = rng.integers(0, 400, size=int(rng.integers(2, 9)))
+        for ms in (2, 3, 4):
+            assert dbscan_labels(v, 50, ms).tolist() == dbscan_labels(v, 50, ms, "auto").tolist()
