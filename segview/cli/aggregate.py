@@ -1,4 +1,4 @@
-"""``segview aggregate``: judges' judgments (CSV) -> ground truth (CSV), see spec ground-truth.md."""
+"""``segview aggregate``: judges' judgments (CSV) -> ground truth (CSV); spec ground-truth.md."""
 from __future__ import annotations
 
 import argparse
@@ -15,9 +15,9 @@ from ..core.errors import ParameterError
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "aggregate", help="aggregate judges' labels into ground truth (JAGT)",
-        description="Aggregate a judgments table (columns series_id,judge,steady,index; index empty "
-                    "when unsteady; judges ordered by first appearance) into one label per series: "
-                    "majority vote on steadiness, DBSCAN over the onsets.")
+        description="Aggregate a judgments table (columns series_id,judge,steady,index; index "
+                    "empty when unsteady; judges ordered by first appearance) into one label per "
+                    "series: majority vote on steadiness, DBSCAN over the onsets.")
     p.add_argument("judgments", help="judgments CSV")
     p.add_argument("--out", required=True, help="ground-truth CSV to write")
     p.add_argument("--eps", type=float, default=50.0,

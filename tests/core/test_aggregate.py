@@ -153,7 +153,8 @@ def test_judge_bias_and_spread():
 def test_reference_rule_reproduces_labels_csv(jmh_labels):
     steady = {sid: r for sid, r in jmh_labels.items() if r.steady}
     assert len(steady) == 246
-    rows = [(sid, j, True, r.judges[j[len("judge_"):]]) for sid, r in steady.items() for j in JUDGES]
+    rows = [(sid, j, True, r.judges[j[len("judge_"):]])
+            for sid, r in steady.items() for j in JUDGES]
     results = {g.series_id: g for g in aggregate(rows, rule="reference")}
     wrong = [sid for sid, r in steady.items()
              if (results[sid].reference_index, results[sid].clustered)

@@ -28,7 +28,8 @@ WORKER = r"""
 import sys
 from segview.core.annotation.store import Store
 from segview.core.annotation.session import AnnotationSession
-url, name, judge_name, n, base = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+url, name, judge_name = sys.argv[1:4]
+n, base = int(sys.argv[4]), int(sys.argv[5])
 s = AnnotationSession.open(Store(url), name)
 judge = s.judge(judge_name)
 items = s.items()

@@ -123,7 +123,8 @@ def reference_onset(onsets: Sequence[int], eps: float = 50.0, min_samples: int =
     """
     v = [int(x) for x in onsets]
     if len(v) != REFERENCE_K:
-        raise InputError("onsets", f"rule 'reference' needs exactly {REFERENCE_K} onsets, got {len(v)}")
+        raise InputError("onsets", f"rule 'reference' needs exactly {REFERENCE_K} onsets, "
+                                   f"got {len(v)}")
     labels = dbscan_labels(v, eps, min_samples)
     members = [i for i, lab in enumerate(labels) if lab >= 0]
     c = len(members)
@@ -294,7 +295,8 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
     if eps_frac is not None and (not 0 < eps_frac <= 1 or lengths is None):
         raise ParameterError("eps_frac", "must be in (0, 1] and needs the series lengths")
     rows = _rows_from(judgments)
-    order = list(judge_order) if judge_order is not None else list(dict.fromkeys(r[1] for r in rows))
+    order = (list(judge_order) if judge_order is not None
+             else list(dict.fromkeys(r[1] for r in rows)))
     rank = {j: i for i, j in enumerate(order)}
     per_series: dict[str, dict[str, Vote]] = {}
     for sid, judge, steady, idx in rows:

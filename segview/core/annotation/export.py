@@ -3,16 +3,16 @@
 An export folder holds:
 
 * the series: ``series.csv`` / ``series.parquet`` (long table ``series_id,index,value[,x]``),
-  ``series.json`` (``[{"series_id", "values", "x"}]``) or, for TCPD, one dataset file per series under
-  ``datasets/<name>/<name>.json``;
+  ``series.json`` (``[{"series_id", "values", "x"}]``) or, for TCPD, one dataset file per series
+  under ``datasets/<name>/<name>.json``; series with x values go to ``series_x.*``;
 * ``labels.*``: one row per series in the layout of ``shared/data/jmh/labels.csv`` (``series_id,
   source, steady, judge_<name>..., jagt_index, jagt_clustered``) plus ``method, votes_steady,
   votes_total, disputed, rule``; for the change-point protocol ``change_points`` (consensus) and the
   judges' lists;
 * ``judgments.*``: every judge's (and adjudicator's) current label, one row per judge and series:
   ``series_id, judge, role, steady, index, change_points, confidence, note, created_at``;
-* TCPD only: ``annotations.json`` (``{series: {annotator: [change points]}}``; an empty list = looked,
-  no change; for the steady-state protocol the onset is the one change point);
+* TCPD only: ``annotations.json`` (``{series: {annotator: [change points]}}``; an empty list =
+  looked, no change; for the steady-state protocol the onset is the one change point);
 * ``metadata.json``: session, protocol, aggregation rule and parameters, judges (with their order
   seeds), segview version, each series' content hash, and SHA-256 of every file written.
 
@@ -221,7 +221,8 @@ def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str
         rows = [{"series_id": s.id, "index": i, "value": float(v),
                  **({"x": float(s.x[i])} if s.x is not None else {})}
                 for s in group for i, v in enumerate(s.values)]
-        _write_table(folder / name, rows, ["series_id", "index", "value", *(["x"] if suffix else [])])
+        columns = ["series_id", "index", "value", *(["x"] if suffix else [])]
+        _write_table(folder / name, rows, columns)
         files.update(dict.fromkeys((s.id for s in group), name))
     return files
 

@@ -18,13 +18,16 @@ Labels are :class:`Label` objects; ``None`` means "not annotated yet", while a l
 """
 from __future__ import annotations
 
+import json
 import secrets
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
 
 from ... import __version__
 from ..errors import DataFormatError, InputError
@@ -81,7 +84,7 @@ class AnnotationSession:
         self.id: int = int(row.id)
         self.name: str = row.name
         self.protocol: str = row.protocol
-        self.settings: dict[str, Any] = {**DEFAULT_SETTINGS, **st.json.loads(row.settings)}
+        self.settings: dict[str, Any] = {**DEFAULT_SETTINGS, **json.loads(row.settings)}
         self.created_at: float = row.created_at
         self.tool_version: str = row.tool_version
         self._items: list[Item] | None = None
@@ -156,9 +159,11 @@ class AnnotationSession:
         return s
 
     def check_data(self, series: Iterable[Series]) -> list[str]:
-        """Ids of the given series whose content differs from the session's (labels would detach)."""
+        """Ids of the given series whose content differs from the session's (labels would
+        detach)."""
         by_id = {it.series_id: it for it in self.items()}
-        return [s.id for s in series if s.id in by_id and by_id[s.id].content_hash != s.content_hash]
+        return [s.id for s in series
+                if s.id in by_id and by_id[s.id].content_hash != s.content_hash]
 
     # ----- judges -----------------------------------------------------------------------------
     def judges(self, role: str | None = None) -> list[Judge]:
@@ -185,8 +190,8 @@ class AnnotationSession:
         try:
             with self.store.write() as conn:
                 conn.execute(insert(st.judges).values(session_id=self.id, name=name, role=role,
-                                                      seed=seed, created_at=st.time.time()))
-        except st.IntegrityError:
+                                                      seed=seed, created_at=time.time()))
+        except IntegrityError:
             pass  # another process added the same judge just now: use theirs
         return self.judge(name)
 

@@ -9,7 +9,8 @@ Tables (schema version in ``meta``):
   on other machines annotate the same data.
 * ``judges``: name, role (``judge`` | ``adjudicator``), the seed of their shuffled order.
 * ``events``: the append-only history. Every action a judge takes is one row, committed at once:
-  ``label`` (steady / onset or change points, confidence, note), ``clear`` (back to "not annotated"),
+  ``label`` (steady / onset or change points, confidence, note), ``clear`` (back to "not
+  annotated"),
   ``undo`` / ``redo`` (``target`` = the action reverted or re-applied), and ``visit`` (the judge
   opened a series: resume point and audit; not an action, so undo skips it). Nothing is updated or
   deleted; a judge's current labels are the replay of their events (:func:`replay`).
@@ -106,7 +107,8 @@ events = Table(
 
 
 def default_db_path(folder: str | os.PathLike[str] | None = None) -> Path:
-    """The embedded database file: ``$SEGVIEW_DB`` if set, else ``<folder or cwd>/segview-annotations.sqlite``."""
+    """The embedded database file: ``$SEGVIEW_DB`` if set, else
+    ``<folder or cwd>/segview-annotations.sqlite``."""
     env = os.environ.get("SEGVIEW_DB")
     if env and folder is None:
         return Path(env)
