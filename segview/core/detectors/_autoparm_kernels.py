@@ -55,10 +55,12 @@ def piece_variances(s_arr, q_arr, s, e, pmax, g, v, phi, tmp):
         for i in range(1, k):
             acc -= phi[i] * g[k - i]
         a = acc / v[k - 1]
-        for i in range(1, k):
-            tmp[i] = phi[i] - a * phi[k - i]
-        for i in range(1, k):
-            phi[i] = tmp[i]
+        for i in range(1, k // 2 + 1):  # in place, pairs (i, k-i) together
+            lo = phi[i]
+            hi = phi[k - i]
+            phi[i] = lo - a * hi
+            if i != k - i:
+                phi[k - i] = hi - a * lo
         phi[k] = a
         v[k] = v[k - 1] * (1.0 - a * a)
 
@@ -95,33 +97,49 @@ def best_piece(s_arr, q_arr, s, e, p0, spans, floor, logn, g, v, phi, tmp):
 
 
 @njit(cache=True, nogil=True)
-def op_chunk(s_arr, q_arr, p0, spans, floor, logn, gcost, garg, e0, e1):
-    """Optimal partitioning ``G(e) = min_s G(s) + C(s, e)`` for ``e`` in ``[e0, e1)``."""
-    minspan = spans[0]
-    for p in range(p0 + 1):
-        minspan = min(minspan, spans[p])
-    g = np.zeros(p0 + 1)
-    v = np.zeros(p0 + 1)
-    phi = np.zeros(p0 + 1)
-    tmp = np.zeros(p0 + 1)
-    for e in range(e0, e1):
-        best = np.inf
-        arg = -1
-        for s in range(0, e - minspan + 1):
-            if gcost[s] == np.inf:
-                continue
-            c, _ = best_piece(s_arr, q_arr, s, e, p0, spans, floor, logn, g, v, phi, tmp)
-            val = gcost[s] + c
-            if val < best:
-                best = val
-                arg = s
-        gcost[e] = best
-        garg[e] = arg
+def order_weights(n, p0, spans):
+    """``w[L, p] = exp(2/L * (L(p) + (p+2)/2 log L))`` (inf when ``m_p > L``).
+
+    ``min_p s2_p * w[L, p]`` picks the same order as the code length and gives it with one log:
+    ``C = log n + L/2 (log(2 pi) + log(min_p s2_p w[L, p]))``.
+    """
+    w = np.full((n + 1, p0 + 1), np.inf)
+    for n_j in range(1, n + 1):
+        for p in range(p0 + 1):
+            if spans[p] <= n_j:
+                w[n_j, p] = math.exp(2.0 / n_j * (int_code(p) + 0.5 * (p + 2) * math.log(n_j)))
+    return w
 
 
 @njit(cache=True, nogil=True)
-def sn_chunk(s_arr, q_arr, p0, spans, floor, logn, f, b, e0, e1):
-    """Segment neighbourhood ``F_k(e) = min_s F_{k-1}(s) + C(s, e)`` for all k < f.shape[0]."""
+def piece_cost_fast(s_arr, q_arr, s, e, p0, spans, floor, logn, w, g, v, phi, tmp):
+    """Same value as :func:`best_piece` (up to rounding), one logarithm instead of one per order."""
+    n_j = e - s
+    pm = -1
+    for p in range(p0 + 1):
+        if spans[p] <= n_j:
+            pm = p
+    if pm < 0:
+        return np.inf
+    piece_variances(s_arr, q_arr, s, e, pm, g, v, phi, tmp)
+    best = np.inf
+    for p in range(pm + 1):
+        s2 = v[p] if v[p] > floor else floor
+        val = s2 * w[n_j, p]
+        if val < best:
+            best = val
+    return logn + 0.5 * n_j * (LOG_2PI + math.log(best))
+
+
+@njit(cache=True, nogil=True)
+def dp_chunk(s_arr, q_arr, p0, spans, floor, logn, w, gcost, garg, f, b, e0, e1):
+    """One pass over end positions ``e`` in ``[e0, e1)``: the cost column ``C(., e)`` once, then
+
+    * optimal partitioning ``G(e) = min_s G(s) + C(s, e)`` (``gcost``/``garg``), and
+    * segment neighbourhood ``F_k(e) = min_s F_{k-1}(s) + C(s, e)`` for ``k = 1..f.shape[0]-1``.
+
+    Ties keep the smallest ``s``. Row 0 of ``f`` must be ``[0, inf, inf, ...]``.
+    """
     kmax = f.shape[0] - 1
     minspan = spans[0]
     for p in range(p0 + 1):
@@ -134,21 +152,26 @@ def sn_chunk(s_arr, q_arr, p0, spans, floor, logn, f, b, e0, e1):
     for e in range(e0, e1):
         last = e - minspan
         for s in range(0, last + 1):
-            col[s] = np.inf
-            reachable = False
-            for k in range(kmax):
-                if f[k, s] < np.inf:
-                    reachable = True
-                    break
-            if reachable:
-                c, _ = best_piece(s_arr, q_arr, s, e, p0, spans, floor, logn, g, v, phi, tmp)
-                col[s] = c
+            if gcost[s] == np.inf:
+                col[s] = np.inf
+            else:
+                col[s] = piece_cost_fast(s_arr, q_arr, s, e, p0, spans, floor, logn, w, g, v,
+                                         phi, tmp)
+        best = np.inf
+        arg = -1
+        for s in range(0, last + 1):
+            val = gcost[s] + col[s]
+            if val < best:
+                best = val
+                arg = s
+        gcost[e] = best
+        garg[e] = arg
         for k in range(1, kmax + 1):
             best = np.inf
             arg = -1
             for s in range(0, last + 1):
                 prev = f[k - 1, s]
-                if prev == np.inf or col[s] == np.inf:
+                if prev == np.inf:
                     continue
                 val = prev + col[s]
                 if val < best:

@@ -138,41 +138,45 @@ def _chunks(lo: int, hi: int, parts: int = 40) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
-def _segment_neighbourhood(s_arr, q_arr, p0, spans, floor, logn, n, kmax, ctx, f0, f1):
+def _dp_pass(prefix, p0, spans, floor, n, kmax, ctx, f0, f1):
+    """One DP pass (cost columns, OP and segment neighbourhood up to ``kmax`` pieces)."""
+    s_arr, q_arr = prefix
+    gcost = np.full(n + 1, np.inf)
+    gcost[0] = 0.0
+    garg = np.full(n + 1, -1, dtype=np.int64)
     f = np.full((kmax + 1, n + 1), np.inf)
     f[0, 0] = 0.0
     b = np.full((kmax + 1, n + 1), -1, dtype=np.int64)
+    w = K.order_weights(n, p0, spans)
     chunks = _chunks(int(spans.min()), n + 1)
     for c, (e0, e1) in enumerate(chunks):
-        ctx.progress(f0 + (f1 - f0) * c / len(chunks), "segment neighbourhood")
-        K.sn_chunk(s_arr, q_arr, p0, spans, floor, logn, f, b, e0, e1)
-    return f, b
+        ctx.progress(f0 + (f1 - f0) * c / len(chunks), "dynamic programming")
+        K.dp_chunk(s_arr, q_arr, p0, spans, floor, math.log(n), w, gcost, garg, f, b, e0, e1)
+    m_op, e = 0, n
+    while garg[e] > 0:
+        m_op += 1
+        e = int(garg[e])
+    return gcost, f, b, m_op
 
 
 def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
-    """Exact stage: OP bound on m, then segment neighbourhood up to ``max(m_OP, 1) + 1`` pieces."""
+    """Exact stage: OP bounds m (spec §4 step 3), segment neighbourhood up to ``max(m_OP, 1) + 1``
+    pieces. Both run in one pass with a guessed bound; a second pass follows only if OP needs more."""
     n = y.size
     p0 = p["max_order"]
     spans = spans_for(p0, p["min_span"])
     floor = _floor(y, p["var_floor"])
     x = np.ascontiguousarray(y - y.mean())
-    s_arr, q_arr = K.prefix_sums(x, p0)
-    logn = math.log(n)
-    gcost = np.full(n + 1, np.inf)
-    gcost[0] = 0.0
-    garg = np.full(n + 1, -1, dtype=np.int64)
-    chunks = _chunks(int(spans.min()), n + 1)
-    for c, (e0, e1) in enumerate(chunks):
-        ctx.progress(0.45 * c / len(chunks), "optimal partitioning")
-        K.op_chunk(s_arr, q_arr, p0, spans, floor, logn, gcost, garg, e0, e1)
-    m_op, e = 0, n
-    while garg[e] > 0:
-        m_op += 1
-        e = int(garg[e])
+    prefix = K.prefix_sums(x, p0)
+    guess = max(8, n // 200)
+    gcost, f, b, m_op = _dp_pass(prefix, p0, spans, floor, n, guess, ctx, 0.0, 0.95)
     kmax = max(m_op, 1) + 1
-    f, b = _segment_neighbourhood(s_arr, q_arr, p0, spans, floor, logn, n, kmax, ctx, 0.45, 0.95)
+    if kmax > guess:
+        gcost, f, b, m_op = _dp_pass(prefix, p0, spans, floor, n, kmax, ctx, 0.5, 0.95)
+    else:
+        f, b = f[: kmax + 1], b[: kmax + 1]
     return {"mode": "exact", "f": f, "b": b, "h_star": float(gcost[n]), "m_op": m_op,
-            "prefix": (s_arr, q_arr), "spans": spans, "floor": floor}
+            "prefix": prefix, "spans": spans, "floor": floor}
 
 
 def _backtrack(b: NDArray[np.int64], k: int, n: int) -> list[int]:
@@ -242,10 +246,9 @@ def choose(prep: dict[str, Any], n: int, n_breaks: int | None, y: NDArray[np.flo
     f, b = prep["f"], prep["b"]
     kmax = f.shape[0] - 1
     if n_breaks is not None and n_breaks + 1 > kmax:
-        s_arr, q_arr = prep["prefix"]
         p0 = prep["spans"].size - 1
-        f, b = _segment_neighbourhood(s_arr, q_arr, p0, prep["spans"], prep["floor"],
-                                      math.log(n), n, n_breaks + 1, ctx, 0.0, 0.95)
+        _, f, b, _ = _dp_pass(prep["prefix"], p0, prep["spans"], prep["floor"], n, n_breaks + 1,
+                              ctx, 0.0, 0.95)
         kmax = n_breaks + 1
     curve = np.array([K.int_code(k - 1) + f[k, n] for k in range(1, kmax + 1)])
     if n_breaks is None:
