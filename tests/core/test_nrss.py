@@ -279,3 +279,12 @@ def test_scan_refuses_nonpositive_mean():
     y = np.sin(np.arange(100.0))
     r = segview.detect(y, "nrss", mode="scan")
     assert r.change_points.size == 0 and any("mean" in n for n in r.notes)
+
+
+def test_median_measure_uses_loaded_repetitions(file5):
+    # met1's medians are 4.0 or 4.1: the constant model is their mean, 4.04444 (means: 4.07333)
+    mean = segview.detect(file5["met1"], "nrss")
+    median = segview.detect(file5["met1"], "nrss", measure="median")
+    assert mean.stats["models"] == ["4.07333"]
+    assert not median.stats["segmented"]
+    assert median.stats["models"] == ["4.04444"]

@@ -174,6 +174,9 @@ def segment_points(x: NDArray[np.float64], y: NDArray[np.float64], p: Params,
 
 def _run_points(series: Series, p: Params, ctx: RunContext) -> DetectionResult:
     y_raw = series.values
+    meta_median = series.metadata.get("median") if series.metadata.get("format") == "extrap" else None
+    if p["measure"] == "median" and meta_median is not None and len(meta_median) == y_raw.size:
+        y_raw = np.asarray(meta_median, dtype=np.float64)  # Extra-P --median on loaded files
     x_raw = series.x if series.x is not None else np.arange(1, y_raw.size + 1, dtype=np.float64)
     x, y, first = _aggregate_x(np.asarray(x_raw, dtype=np.float64), y_raw, p["measure"])
     res = segment_points(x, y, p, ctx)
