@@ -145,3 +145,13 @@ def test_choose_penalty_outcomes():
     assert (pen, how) == (4 * math.log(n), "single_penalty")
     pen, how = choose_penalty([0, 1, 2, 3, 4], [5, 1, 0, 0, 0], n, fallback_factor=20)
     assert pen == 1.0
+
+
+def test_knee_convex_curve_and_kneed_library_option():
+    # reversed: x = [64..1], y = [1,2,3,5,12,30,60]; d = [0,.491,.728,.821,.766,.492,0]; maximum
+    # at 3 with threshold .821 - 1/6 = .654; d[5] = .492 < .654 -> knee x[3] = 8. The installed
+    # kneed agrees on such a plain curve (the releases differ only in scan corner cases).
+    pens = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+    ncpts = [60, 30, 12, 5, 3, 2, 1]
+    assert choose_penalty(pens, ncpts, 3000) == (8.0, "knee")
+    assert choose_penalty(pens, ncpts, 3000, method="kneed_library") == (8.0, "knee")

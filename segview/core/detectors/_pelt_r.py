@@ -18,6 +18,7 @@ segment, including ``n``.
 """
 from __future__ import annotations
 
+import logging
 import math
 from fractions import Fraction
 
@@ -27,6 +28,9 @@ from numpy.typing import NDArray
 
 #: True when ``np.longdouble`` is the x87 80-bit type (64-bit mantissa), as on x86-64 Linux.
 LONGDOUBLE_IS_X87: bool = np.finfo(np.longdouble).nmant == 63
+if not LONGDOUBLE_IS_X87:
+    logging.getLogger(__name__).info(
+        "np.longdouble is not 80-bit here: CP-SSD prefix sums use the exact (slower) Fraction path")
 
 LOG_2PI: float = math.log(2.0 * math.pi)
 VARIANCE_FLOOR: float = 1e-11
