@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="eps as a fraction of each series' length instead (e.g. 0.0167)")
     c.add_argument("--min-samples", type=int, default=None, help="DBSCAN min_samples")
     c.add_argument("--tie", choices=TIE_POLICIES, default="disputed")
+    c.add_argument("--calibration", type=int, default=0, metavar="N",
+                   help="show each judge N series a second time, hidden at the end of their plan, "
+                        "to measure drift and intra-rater agreement (default 0)")
     c.add_argument("--no-blind", action="store_true",
                    help="let judges see each other's labels while annotating")
     c.add_argument("--no-values", action="store_true",
@@ -102,7 +105,7 @@ def _create(store: Store, args: argparse.Namespace) -> int:
         raise InputError(", ".join(args.data), "no series found")
     settings = {"rule": args.rule, "eps": args.eps, "eps_frac": args.eps_frac,
                 "min_samples": args.min_samples,
-                "tie": args.tie, "blind": not args.no_blind}
+                "tie": args.tie, "blind": not args.no_blind, "calibration": args.calibration}
     s = AnnotationSession.create(store, args.name, ds, protocol=args.protocol, settings=settings,
                                  store_values=not args.no_values)
     for name in args.judge:

@@ -127,7 +127,7 @@ def test_session_cli_workflow(tmp_path, capsys):
     db = str(tmp_path / "ann.sqlite")
     data = _data_folder(tmp_path)
     assert main(["session", "create", "study", str(data), "--judge", "a", "--judge", "b",
-                 "--db", db]) == 0
+                 "--calibration", "1", "--db", db]) == 0
     out, err = capsys.readouterr()
     assert "3 series" in out and "ann.sqlite" in err
     src = _write(tmp_path / "j.csv", [("s0", "a", 1, 10), ("s0", "b", 1, 30), ("s1", "a", 0, ""),
@@ -138,9 +138,9 @@ def test_session_cli_workflow(tmp_path, capsys):
     import json
     prog = json.loads(capsys.readouterr().out)
     assert {k: (v["labelled"], v["total"]) for k, v in prog.items()} == \
-           {"a": (2, 3), "b": (1, 3), "c": (1, 3)}
+           {"a": (2, 4), "b": (1, 4), "c": (1, 4)}  # 3 series + 1 calibration repeat
     assert main(["session", "progress", "study", "--db", db]) == 0
-    assert "2 / 3" in capsys.readouterr().out
+    assert "2 / 4" in capsys.readouterr().out
     back = tmp_path / "back.csv"
     assert main(["session", "export-judgments", "study", "--out", str(back), "--db", db]) == 0
     assert sorted(back.read_text().splitlines()[1:]) == \

@@ -15,7 +15,8 @@ from segview.core.io import tcpd_json
 from segview.core.io.labels_csv import read_labels
 from segview.core.model import Series
 
-KEYS = ("series_id", "judge", "role", "steady", "index", "change_points", "confidence", "note")
+KEYS = ("series_id", "judge", "role", "steady", "index", "change_points", "confidence", "note",
+        "repeat")
 
 
 def _series():
@@ -26,7 +27,7 @@ def _series():
 
 
 def _steady_session(store):
-    s = AnnotationSession.create(store, "study", _series())
+    s = AnnotationSession.create(store, "study", _series(), settings={"calibration": 2})
     judges = [s.judge(n, create=True, seed=k) for k, n in enumerate(("a", "b", "c"))]
     onsets = {"bench/fork0": (10, 20, 30), "bench/fork1": (5, 200, 290),
               "bench/fork2": (None, None, 100), "bench/fork3": (0, 0, 0)}
@@ -35,6 +36,8 @@ def _steady_session(store):
             s.record(j, sid, steady=v is not None, onset=v)
     s.record(judges[0], "bench/fork4", steady=True, confidence=0.625, note="hard, spiky")
     s.record(judges[1], "with x", steady=False, confidence=1 / 3)
+    again = s.calibration_items(judges[0])[0].series_id
+    s.record(judges[0], again, steady=True, onset=7, repeat=True)
     chief = s.judge("chief", create=True, role="adjudicator", seed=99)
     s.adjudicate(chief, "bench/fork2", steady=False, note="meeting 3")
     return s
@@ -72,7 +75,8 @@ def test_round_trip_every_label(tmp_path, fmt, maker):
 
     # import into a fresh store built from the exported series: the same labels
     fresh = AnnotationSession.create(Store(tmp_path / "b.sqlite"), "again", back.series,
-                                     protocol=s.protocol, settings={"eps": s.settings["eps"]})
+                                     protocol=s.protocol,
+                                     settings={k: s.settings[k] for k in ("eps", "calibration")})
     assert ex.import_judgments(fresh, folder) == len(original)
     assert _key(ex.judgments_table(fresh)) == _key(original)
     assert [j.seed for j in fresh.judges()] == [j.seed for j in s.judges()]

@@ -207,3 +207,25 @@ def test_second_store_on_same_file_sees_commits(tmp_path):
     assert sb.label(sb.judge("x"), "s1").steady is False
     with pytest.raises(InputError, match="already exists"):
         AnnotationSession.create(b, "s", _series(2))
+
+
+def test_calibration_repeats_are_hidden_and_measured(store):
+    s = AnnotationSession.create(store, "cal", _series(6), settings={"calibration": 2})
+    j = s.judge("alice", create=True, seed=21)
+    plan = s.plan(j)
+    assert len(plan) == 8 and [st_.repeat for st_ in plan] == [False] * 6 + [True] * 2
+    reps = [st_.item.series_id for st_ in plan[6:]]
+    assert set(reps) <= {it.series_id for it in s.items()} and len(set(reps)) == 2
+    for step in plan[:6]:
+        s.record(j, step.item.series_id, steady=True, onset=100)
+    assert s.resume_position(j) == 6 and s.progress()["alice"] == (6, 8)
+    s.record(j, reps[0], steady=True, onset=110, repeat=True)
+    s.record(j, reps[1], steady=False, repeat=True)
+    assert s.resume_position(j) == 8 and s.progress()["alice"] == (8, 8)
+    assert s.label(j, reps[0]).onset == 100 and s.label(j, reps[0], repeat=True).onset == 110
+    assert s.intra_rater(j) == {"n": 2.0, "binary_agreement": 0.5, "mean_abs_onset_diff": 10.0,
+                                "mean_onset_drift": 10.0}
+    outside = next(it.series_id for it in s.items() if it.series_id not in reps)
+    with pytest.raises(InputError, match="calibration subset"):
+        s.record(j, outside, steady=True, repeat=True)
+    assert [g.reference_index for g in s.aggregate() if g.series_id == reps[0]] == [100]

@@ -10,7 +10,8 @@ An export folder holds:
   votes_total, disputed, rule``; for the change-point protocol ``change_points`` (consensus) and the
   judges' lists;
 * ``judgments.*``: every judge's (and adjudicator's) current label, one row per judge and series:
-  ``series_id, judge, role, steady, index, change_points, confidence, note, created_at``;
+  ``series_id, judge, role, steady, index, change_points, confidence, note, repeat, created_at``
+  (``repeat`` = 1 for a judge's hidden calibration repeat);
 * TCPD only: ``annotations.json`` (``{series: {annotator: [change points]}}``; an empty list =
   looked, no change; for the steady-state protocol the onset is the one change point);
 * ``metadata.json``: session, protocol, aggregation rule and parameters, judges (with their order
@@ -45,7 +46,7 @@ log = logging.getLogger(__name__)
 FORMATS = ("csv", "json", "parquet", "tcpd")
 EXPORT_VERSION = 1
 JUDGMENT_FIELDS = ("series_id", "judge", "role", "steady", "index", "change_points", "confidence",
-                   "note", "created_at")
+                   "note", "repeat", "created_at")
 
 
 @dataclass
@@ -86,12 +87,13 @@ def judgments_table(session: AnnotationSession) -> list[dict[str, Any]]:
     order = {it.series_id: k for k, it in enumerate(session.items())}
     rows = []
     for j in session.judges():
-        for sid, lab in session.labels(j).items():
-            rows.append({"series_id": sid, "judge": j.name, "role": j.role, "steady": lab.steady,
-                         "index": lab.onset, "change_points": lab.change_points,
-                         "confidence": lab.confidence, "note": lab.note,
-                         "created_at": lab.created_at})
-    rows.sort(key=lambda r: order[r["series_id"]])
+        for repeat in (0, 1):
+            for sid, lab in session.labels(j, repeat=bool(repeat)).items():
+                rows.append({"series_id": sid, "judge": j.name, "role": j.role,
+                             "steady": lab.steady, "index": lab.onset,
+                             "change_points": lab.change_points, "confidence": lab.confidence,
+                             "note": lab.note, "repeat": repeat, "created_at": lab.created_at})
+    rows.sort(key=lambda r: (order[r["series_id"]], r["repeat"]))
     return rows
 
 
@@ -192,6 +194,7 @@ def _typed_judgment(r: dict[str, Any], path: Path, row: int) -> dict[str, Any]:
             "role": str(r.get("role") or "judge"), "steady": conv("steady", boolean),
             "index": conv("index", int), "change_points": conv("change_points", _cps_parse),
             "confidence": conv("confidence", float), "note": conv("note", str),
+            "repeat": conv("repeat", int) or 0,
             "created_at": conv("created_at", float)}
 
 
@@ -423,4 +426,4 @@ def import_judgments(session: AnnotationSession, source: str | Path) -> int:
     return session.record_many([(judges[r["judge"]], r["series_id"], {
         "steady": r.get("steady"), "onset": r.get("index"),
         "change_points": r.get("change_points"), "confidence": r.get("confidence"),
-        "note": r.get("note")}) for r in rows])
+        "note": r.get("note"), "repeat": r.get("repeat")}) for r in rows])

@@ -36,7 +36,8 @@ from . import store as st
 from .aggregate import Adjudication, GroundTruth, aggregate, aggregate_change_points
 
 DEFAULT_SETTINGS: dict[str, Any] = {"rule": "general", "eps": 50.0, "eps_frac": None,
-                                    "min_samples": None, "tie": "disputed", "blind": True}
+                                    "min_samples": None, "tie": "disputed", "blind": True,
+                                    "calibration": 0}
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,14 @@ class Judge:
     name: str
     role: str
     seed: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One position of a judge's plan: an item, possibly as a hidden calibration repeat."""
+
+    item: Item
+    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,6 +210,21 @@ class AnnotationSession:
         perm = np.random.default_rng(judge.seed).permutation(len(items))
         return [items[int(k)] for k in perm]
 
+    def calibration_items(self, judge: Judge) -> list[Item]:
+        """The judge's hidden calibration subset (``settings["calibration"]`` items, seeded),
+        shown a second time at the end of their plan to measure drift and intra-rater agreement."""
+        k = min(int(self.settings.get("calibration") or 0), len(self.items()))
+        if k <= 0:
+            return []
+        rng = np.random.default_rng([judge.seed, 1])
+        order = self.order(judge)
+        return [order[int(i)] for i in rng.choice(len(order), size=k, replace=False)]
+
+    def plan(self, judge: Judge) -> list[Step]:
+        """What the judge annotates, in order: every item once, then the calibration repeats."""
+        return ([Step(it) for it in self.order(judge)]
+                + [Step(it, True) for it in self.calibration_items(judge)])
+
     # ----- recording --------------------------------------------------------------------------
     def _validate(self, it: Item, steady: bool | None, onset: int | None,
                   change_points: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -226,18 +250,27 @@ class AnnotationSession:
 
     def record(self, judge: Judge, series_id: str, *, steady: bool | None = None,
                onset: int | None = None, change_points: Sequence[int] | None = None,
-               confidence: float | None = None, note: str | None = None) -> int:
-        """Record a judgment, committed before returning; returns its event id."""
+               confidence: float | None = None, note: str | None = None,
+               repeat: bool = False) -> int:
+        """Record a judgment, committed before returning; returns its event id.
+
+        ``repeat=True`` labels the hidden calibration repeat of the series (see :meth:`plan`).
+        """
         it = self.item(series_id)
         cps = self._validate(it, steady, onset, change_points)
+        self._check_repeat(judge, it, repeat)
         if confidence is not None and not 0.0 <= float(confidence) <= 1.0:
             raise InputError(series_id, f"confidence {confidence} outside 0..1")
         with self.store.write() as conn:
             self.store.lock_judge(conn, judge.id)
             return self.store.append_event(
                 conn, session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
-                steady=steady, onset=None if onset is None else int(onset), change_points=cps,
+                repeat=int(repeat), steady=steady, onset=None if onset is None else int(onset), change_points=cps,
                 confidence=confidence, note=note, tool_version=__version__)
+
+    def _check_repeat(self, judge: Judge, it: Item, repeat: bool) -> None:
+        if repeat and it not in self.calibration_items(judge):
+            raise InputError(it.series_id, f"not in {judge.name}'s calibration subset")
 
     def record_many(self, entries: Sequence[tuple[Judge, str, Mapping[str, Any]]]) -> int:
         """Record many judgments in one transaction (imports); each entry is ``(judge, series_id,
@@ -247,10 +280,12 @@ class AnnotationSession:
         for judge, series_id, lab in entries:
             it = self.item(series_id)
             cps = self._validate(it, lab.get("steady"), lab.get("onset"), lab.get("change_points"))
+            self._check_repeat(judge, it, bool(lab.get("repeat")))
             conf = lab.get("confidence")
             if conf is not None and not 0.0 <= float(conf) <= 1.0:
                 raise InputError(series_id, f"confidence {conf} outside 0..1")
             values.append(dict(session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
+                               repeat=int(bool(lab.get("repeat"))),
                                steady=lab.get("steady"), onset=lab.get("onset"),
                                change_points=cps, confidence=conf, note=lab.get("note"),
                                tool_version=__version__))
@@ -268,13 +303,15 @@ class AnnotationSession:
         return self.record(adjudicator, series_id, steady=steady, onset=onset,
                            change_points=change_points, note=note)
 
-    def clear(self, judge: Judge, series_id: str) -> int:
+    def clear(self, judge: Judge, series_id: str, repeat: bool = False) -> int:
         """Set the series back to "not annotated" for this judge (a new history entry)."""
         it = self.item(series_id)
+        self._check_repeat(judge, it, repeat)
         with self.store.write() as conn:
             self.store.lock_judge(conn, judge.id)
             return self.store.append_event(conn, session_id=self.id, judge_id=judge.id,
-                                           item_id=it.id, kind="clear", tool_version=__version__)
+                                           item_id=it.id, kind="clear", repeat=int(repeat),
+                                           tool_version=__version__)
 
     def _undo_redo(self, judge: Judge, kind: str) -> str | None:
         with self.store.write() as conn:
@@ -306,16 +343,32 @@ class AnnotationSession:
         return bool(st.replay(self.store.judge_history(judge.id))[2])
 
     # ----- reading ----------------------------------------------------------------------------
-    def labels(self, judge: Judge) -> dict[str, Label]:
-        """The judge's current labels by series id (unannotated series are absent)."""
+    def labels(self, judge: Judge, repeat: bool = False) -> dict[str, Label]:
+        """The judge's current labels by series id (unannotated series are absent); with
+        ``repeat=True`` their labels of the calibration repeats."""
         current, _, _ = st.replay(self.store.judge_history(judge.id))
         by_item = {it.id: it.series_id for it in self.items()}
         return {by_item[iid]: Label(by_item[iid], judge.name, ev.steady, ev.onset,
                                     ev.change_points, ev.confidence, ev.note, ev.id, ev.created_at)
-                for iid, ev in current.items()}
+                for (iid, rep), ev in current.items() if rep == int(repeat)}
 
-    def label(self, judge: Judge, series_id: str) -> Label | None:
-        return self.labels(judge).get(series_id)
+    def label(self, judge: Judge, series_id: str, repeat: bool = False) -> Label | None:
+        return self.labels(judge, repeat).get(series_id)
+
+    def intra_rater(self, judge: Judge) -> dict[str, float]:
+        """Agreement of the judge with themself on the calibration repeats: ``n``,
+        ``binary_agreement`` (share of equal steady votes), ``mean_abs_onset_diff`` (samples, over
+        series steady both times), ``mean_onset_drift`` (repeat minus first, > 0 = later)."""
+        first, again = self.labels(judge), self.labels(judge, repeat=True)
+        both = [s for s in again if s in first]
+        diffs = [again[s].onset - first[s].onset for s in both  # type: ignore[operator]
+                 if first[s].onset is not None and again[s].onset is not None]
+        nan = float("nan")
+        return {"n": float(len(both)),
+                "binary_agreement": (sum(first[s].steady == again[s].steady for s in both)
+                                     / len(both)) if both else nan,
+                "mean_abs_onset_diff": float(np.mean(np.abs(diffs))) if diffs else nan,
+                "mean_onset_drift": float(np.mean(diffs)) if diffs else nan}
 
     def all_labels(self, role: str = "judge") -> dict[str, dict[str, Label]]:
         """``{series_id: {judge: Label}}`` with judges in the session's fixed (creation) order."""
@@ -340,10 +393,12 @@ class AnnotationSession:
         return next(it.series_id for it in self.items() if it.id == visits[-1].item_id)
 
     def resume_position(self, judge: Judge) -> int:
-        """Position in :meth:`order` of the first unannotated item (len(order) when done)."""
-        done = self.labels(judge)
-        order = self.order(judge)
-        return next((k for k, it in enumerate(order) if it.series_id not in done), len(order))
+        """Position in :meth:`plan` (= :meth:`order` followed by the calibration repeats) of the
+        first step not annotated yet (``len(plan)`` when done)."""
+        done = {False: self.labels(judge), True: self.labels(judge, repeat=True)}
+        plan = self.plan(judge)
+        return next((k for k, step in enumerate(plan)
+                     if step.item.series_id not in done[step.repeat]), len(plan))
 
     def next_unannotated(self, judge: Judge, after: int | None = None) -> Item | None:
         """The next unannotated item in the judge's order after position ``after`` (wrapping)."""
@@ -357,10 +412,15 @@ class AnnotationSession:
         return None
 
     def progress(self, judge: Judge | None = None) -> dict[str, tuple[int, int]]:
-        """``{judge name: (labelled, total)}``, for one judge or all."""
+        """``{judge name: (labelled, total)}`` over the judge's plan, for one judge or all."""
         total = len(self.items())
         who = [judge] if judge is not None else self.judges()
-        return {j.name: (len(self.labels(j)), total) for j in who}
+        out = {}
+        for j in who:
+            reps = {it.series_id for it in self.calibration_items(j)}
+            n_rep = len(set(self.labels(j, repeat=True)) & reps)
+            out[j.name] = (len(self.labels(j)) + n_rep, total + len(reps))
+        return out
 
     @property
     def blind(self) -> bool:

@@ -10,7 +10,7 @@ Tables (schema version in ``meta``):
 * ``judges``: name, role (``judge`` | ``adjudicator``), the seed of their shuffled order.
 * ``events``: the append-only history. Every action a judge takes is one row, committed at once:
   ``label`` (steady / onset or change points, confidence, note), ``clear`` (back to "not
-  annotated"),
+  annotated"), each with ``repeat`` = 1 when it concerns a hidden calibration repeat,
   ``undo`` / ``redo`` (``target`` = the action reverted or re-applied), and ``visit`` (the judge
   opened a series: resume point and audit; not an action, so undo skips it). Nothing is updated or
   deleted; a judge's current labels are the replay of their events (:func:`replay`).
@@ -95,6 +95,7 @@ events = Table(
     Column("judge_id", Integer, ForeignKey("judges.id"), nullable=False, index=True),
     Column("item_id", Integer, ForeignKey("items.id"), nullable=True),
     Column("kind", String(10), nullable=False),
+    Column("repeat", Integer, nullable=False, default=0),
     Column("target", Integer, nullable=True),
     Column("steady", Boolean, nullable=True),
     Column("onset", Integer, nullable=True),
@@ -157,6 +158,7 @@ class Event:
     judge_id: int
     item_id: int | None
     kind: str
+    repeat: int
     target: int | None
     steady: bool | None
     onset: int | None
@@ -169,16 +171,16 @@ class Event:
 
 def _event(row: Any) -> Event:
     cps = None if row.change_points is None else tuple(json.loads(row.change_points))
-    return Event(row.id, row.judge_id, row.item_id, row.kind, row.target,
+    return Event(row.id, row.judge_id, row.item_id, row.kind, int(row.repeat or 0), row.target,
                  None if row.steady is None else bool(row.steady), row.onset, cps,
                  row.confidence, row.note, row.created_at, row.tool_version)
 
 
-def replay(history: list[Event]) -> tuple[dict[int, Event], list[int], list[int]]:
+def replay(history: list[Event]) -> tuple[dict[tuple[int, int], Event], list[int], list[int]]:
     """Replay one judge's events (id order).
 
     Returns:
-        (current label or clear event per item id, done stack of action ids, redo stack).
+        (current label per ``(item id, repeat)``, done stack of action ids, redo stack).
     """
     done: list[int] = []
     redo: list[int] = []
@@ -198,7 +200,7 @@ def replay(history: list[Event]) -> tuple[dict[int, Event], list[int], list[int]
     for eid in done:
         ev = by_id[eid]
         if ev.item_id is not None:
-            current[ev.item_id] = ev
+            current[(ev.item_id, ev.repeat)] = ev
     current = {k: v for k, v in current.items() if v.kind == "label"}
     return current, done, redo
 
