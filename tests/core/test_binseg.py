@@ -72,3 +72,11 @@ def test_normal_cost_variance_change():
 def test_errors():
     with pytest.raises(ParameterError, match="min_size"):
         segview.detect(np.arange(10.0), "binseg", cost="normal", min_size=1)
+
+
+def test_noise_scale_option():
+    rng = np.random.default_rng(4)
+    y = np.r_[rng.normal(0, 100, 300), rng.normal(800, 100, 300)]
+    assert segview.detect(y, "binseg", penalty="bic").change_points.size > 50
+    res = segview.detect(y, "binseg", penalty="bic", noise_scale=True)
+    assert len(res.change_points) == 1 and abs(int(res.change_points[0]) - 300) <= 5 and res.notes

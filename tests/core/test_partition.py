@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import segview
 from segview.core.detectors.partition import optimal_partition
 from segview.core.errors import InputError, ParameterError
-from segview.core.synthetic import lcg_ar_shifts, lcg_uniform
+from segview.core.synthetic import lcg_ar_shifts, lcg_uniform, piecewise_constant
 
 # spec partition.md §7.1: R Fpop(1:30, 1) as printed in seed 003
 FPOP_30 = [1, -2.5, -10.5, -26, -50, -85.5, -133.5, -197, -277, -376.5, -496.5, -640, -808,
@@ -215,3 +215,18 @@ def test_bad_parameters_are_named():
 def test_constant_series_has_no_change():
     for cost in ("l2", "normal"):
         assert segview.detect(np.full(50, 3.0), "pelt", cost=cost).change_points.size == 0
+
+
+def test_noise_scale_opt_in_benefit_and_invariance():
+    # series in large units (noise sd 100): the unit-variance l2 penalty over-segments badly
+    series, truth = piecewise_constant(1000, 4, noise_std=100.0,
+                                       delta=(500.0, 800.0), min_gap=50, seed=2)
+    raw = segview.detect(series, "pelt", penalty="bic")
+    scaled = segview.detect(series, "pelt", penalty="bic", noise_scale=True)
+    assert len(raw.change_points) > 100 and not raw.notes
+    assert len(scaled.change_points) == 4 and scaled.notes
+    assert np.max(np.abs(scaled.change_points - np.array(truth.change_points))) <= 3
+    again = segview.detect(0.01 * series.values + 5, "op", penalty="bic", noise_scale=True)
+    assert np.array_equal(again.change_points, scaled.change_points)
+    plain = segview.detect(series, "pelt", cost="normal", penalty="bic", noise_scale=True)
+    assert not plain.notes  # the normal cost is scale-free; the option only touches l2

@@ -22,12 +22,13 @@ from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
 from ._partition_kernels import best_split
-from .partition import COMMON_PARAMS, auto_min_size
+from .partition import COMMON_PARAMS, auto_min_size, penalty_scale
 
 
 def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
                         n_bkps: int | None = None, min_size: int | None = None,
-                        var_offset: float = 0.0, ctx: RunContext = NULL_CONTEXT
+                        var_offset: float = 0.0, penalty_scale: float = 1.0,
+                        ctx: RunContext = NULL_CONTEXT
                         ) -> tuple[list[int], list[tuple[int, float]], float]:
     """Binary segmentation of ``y``.
 
@@ -39,6 +40,7 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
         n_bkps: number of change points (greedy by largest gain); None uses the penalty.
         min_size: minimum segment length (None: the cost's smallest).
         var_offset: see the normal cost.
+        penalty_scale: multiplies the resolved penalty.
         ctx: cancellation.
 
     Returns:
@@ -50,6 +52,7 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
     y = np.asarray(y, dtype=np.float64)
     n = y.size
     beta, mbic = _costs.resolve_penalty(penalty, n, cost)
+    beta *= penalty_scale
     S, Q = _costs.prefix_sums(y)
     args = (m, _costs.COSTS[cost], float(var_offset), bool(mbic))
 
@@ -77,16 +80,19 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    scale, scale_notes = penalty_scale(values, params)
     cps, splits, beta = binary_segmentation(values, params["cost"], params["penalty"],
                                             params["n_bkps"], params["min_size"],
-                                            params["var_offset"], ctx)
+                                            params["var_offset"], scale, ctx)
     order = sorted(splits)
     track = Track("gain", np.array([g for _, g in order]),
                   x=np.array([q for q, _ in order], dtype=np.float64),
                   threshold_param="penalty" if params["n_bkps"] is None else None)
     stats = {"penalty": beta, "splits": splits,
              "min_size": auto_min_size(params["cost"], params["min_size"])}
-    notes = ("n_bkps given: the penalty is ignored",) if params["n_bkps"] is not None else ()
+    notes = scale_notes
+    if params["n_bkps"] is not None:
+        notes += ("n_bkps given: the penalty is ignored",)
     return DetectionResult("binseg", params, np.asarray(cps, dtype=np.int64), tracks=(track,),
                            stats=stats, notes=notes)
 

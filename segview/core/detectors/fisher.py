@@ -172,7 +172,7 @@ register(DetectorSpec(
         ParamSpec("min_test_n", "int", None, low=2, high=100_000, step=1, unit="samples",
                   optional=True,
                   help="Shorter subseries are not tested; automatic means 2 * min_size + 1."),
-        ParamSpec("replications", "int", 4000, low=100, high=100_000, step=100,
+        ParamSpec("replications", "int", 4000, low=100, high=20_000, step=100,
                   help="Simulated AR(1) series per Monte Carlo critical value."),
         ParamSpec("seed", "int", 0, low=0, high=2**31 - 1, step=1,
                   help="Seed of the Monte Carlo critical values."),

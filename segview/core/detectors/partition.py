@@ -16,6 +16,7 @@ values (``sum of segment costs + beta * K``) are in ``stats["optimal_cost_std"]`
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import numba
@@ -64,8 +65,8 @@ def auto_min_size(cost: str, min_size: int | None) -> int:
 def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
                       min_size: int | None = None, *, pruning: bool = False, threads: int = 1,
                       schedule: str = "static", block: int | None = None, tie: str = "first",
-                      var_offset: float = 0.0, ctx: RunContext = NULL_CONTEXT,
-                      method: str = "op") -> Partition:
+                      var_offset: float = 0.0, penalty_scale: float = 1.0,
+                      ctx: RunContext = NULL_CONTEXT, method: str = "op") -> Partition:
     """Exact penalised segmentation of ``y`` by OP (``pruning=False``) or PELT (``pruning=True``).
 
     Args:
@@ -80,6 +81,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
             [256, 4096]; larger blocks mean fewer barriers but more sequential in-block work).
         tie: ``"first"`` (smallest minimising k, R/ruptures) or ``"last"`` (largest, FPOP's path).
         var_offset: added to the variance inside the log of the normal cost.
+        penalty_scale: multiplies the resolved penalty (see :func:`noise_variance`).
         ctx: cancellation and progress.
         method: detector name used in error messages.
 
@@ -92,6 +94,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     n = y.size
     block = int(block) if block else min(max(n // 16, 256), 4096)
     beta, mbic = _costs.resolve_penalty(penalty, n, cost)
+    beta *= penalty_scale
     S, Q = _costs.prefix_sums(y)
     F = np.empty(n + 1)
     last = np.full(n + 1, -1, dtype=np.int64)
@@ -173,24 +176,46 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
     return DetectionResult(name, params, part.change_points, stats=stats, notes=notes)
 
 
+def noise_variance(y: NDArray[np.float64]) -> float:
+    """Robust noise variance ``(1.4826 MAD(diff y) / sqrt 2)^2`` (spec §2), 1.0 when it is 0.
+
+    Falls back to ``var(diff y) / 2`` when the MAD is 0 (e.g. mostly repeated values).
+    """
+    d = np.diff(np.asarray(y, dtype=np.float64))
+    if d.size == 0:
+        return 1.0
+    sigma = 1.4826 * float(np.median(np.abs(d - np.median(d)))) / math.sqrt(2.0)
+    var = sigma * sigma if sigma > 0 else float(np.var(d)) / 2.0
+    return var if var > 0 else 1.0
+
+
+def penalty_scale(values: NDArray[np.float64], params: Params) -> tuple[float, tuple[str, ...]]:
+    """Factor applied to the penalty by the opt-in ``noise_scale`` parameter, and its note."""
+    if not params["noise_scale"] or params["cost"] != "l2":
+        return 1.0, ()
+    var = noise_variance(values)
+    return var, (f"noise_scale: penalty multiplied by the estimated noise variance {var:.6g}",)
+
+
 def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    notes: tuple[str, ...] = ()
+    scale, notes = penalty_scale(values, params)
     threads = params["threads"]
     if threads > numba.config.NUMBA_NUM_THREADS:
-        notes = (f"threads limited to {numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)",)
+        notes += (f"threads limited to {numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)",)
     part = optimal_partition(values, params["cost"], params["penalty"], params["min_size"],
                              threads=threads, schedule=params["schedule"], block=params["block"],
-                             tie=params["tie"], var_offset=params["var_offset"], ctx=ctx,
-                             method="op")
+                             tie=params["tie"], var_offset=params["var_offset"],
+                             penalty_scale=scale, ctx=ctx, method="op")
     return _result("op", values, params, part, notes)
 
 
 def _run_pelt_detector(values: NDArray[np.float64], params: Params,
                        ctx: RunContext) -> DetectionResult:
+    scale, notes = penalty_scale(values, params)
     part = optimal_partition(values, params["cost"], params["penalty"], params["min_size"],
                              pruning=True, tie=params["tie"], var_offset=params["var_offset"],
-                             ctx=ctx, method="pelt")
-    return _result("pelt", values, params, part)
+                             penalty_scale=scale, ctx=ctx, method="pelt")
+    return _result("pelt", values, params, part, notes)
 
 
 def _min_length(params: Params) -> int:
@@ -201,7 +226,7 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("cost", "str", "l2", choices=("l2", "normal"),
               help="Segment cost: squared error (change in mean, unit noise variance) or Gaussian "
                    "mean and variance (twice the negative log-likelihood)."),
-    ParamSpec("penalty", "float", "bic", low=0.0, step=0.5, log=True,
+    ParamSpec("penalty", "float", "bic", low=0.0, high=1e6, step=0.5, log=True,
               aliases=_costs.PENALTY_NAMES,
               help="Cost of one extra change point, or a criterion name resolved with the series "
                    "length (bic counts the change location, as R changepoint >= 2.2)."),
@@ -213,6 +238,10 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("var_offset", "float", 0.0, low=0.0, high=1.0, step=1e-6,
               help="Added to each segment's variance inside the log of the normal cost "
                    "(1e-6 reproduces ruptures' CostNormal default)."),
+    ParamSpec("noise_scale", "bool", False,
+              help="l2 cost only: multiply the penalty by the noise variance estimated from the "
+                   "median absolute deviation of first differences (not in the papers; makes the "
+                   "result independent of the data's scale)."),
 )
 
 OP = register(DetectorSpec(
