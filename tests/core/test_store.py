@@ -229,3 +229,15 @@ def test_calibration_repeats_are_hidden_and_measured(store):
     with pytest.raises(InputError, match="calibration subset"):
         s.record(j, outside, steady=True, repeat=True)
     assert [g.reference_index for g in s.aggregate() if g.series_id == reps[0]] == [100]
+
+
+def test_out_of_date_schema_is_a_clear_error(tmp_path):
+    path = tmp_path / "old.sqlite"
+    st.Store(path).close()
+    import sqlite3
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE events DROP COLUMN repeat")
+    con.commit()
+    con.close()
+    with pytest.raises(RecoverableError, match="lacks column"):
+        st.Store(path)

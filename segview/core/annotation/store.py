@@ -286,6 +286,19 @@ class Store:
             if version is None or int(version) > SCHEMA_VERSION:
                 raise RecoverableError(f"{self.display_url}: annotation schema version {version} "
                                        f"is newer than this segview ({SCHEMA_VERSION})")
+            self._check_columns(conn)
+
+    def _check_columns(self, conn: Connection) -> None:
+        from sqlalchemy import inspect
+
+        insp = inspect(conn)
+        for table in (sessions, items, judges, events):
+            have = {c["name"] for c in insp.get_columns(table.name)}
+            missing = [c.name for c in table.columns if c.name not in have]
+            if missing:
+                raise RecoverableError(f"{self.display_url}: table {table.name!r} lacks "
+                                       f"column(s) {', '.join(missing)}; the database was made "
+                                       "by a development version of segview")
 
     # ----- sessions -------------------------------------------------------------------------
     def session_names(self) -> list[str]:
