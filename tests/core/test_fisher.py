@@ -152,3 +152,19 @@ def test_constant_and_tiny_series():
     assert segview.detect(np.ones(50), "fisher").change_points.size == 0
     assert segview.detect([1.0], "fisher").change_points.size == 0
     assert get("fisher").defaults()["alpha"] == 0.05
+
+
+def test_monte_carlo_batches_do_not_change_the_value(monkeypatch):
+    a = fisher.monte_carlo_tc(120, .41, replications=700, seed=3)
+    fisher._MC_CACHE.clear()
+    monkeypatch.setattr(fisher, "_CELLS_PER_BATCH", 120 * 50)
+    assert fisher.monte_carlo_tc(120, .41, replications=700, seed=3) == a
+
+
+def test_cancellation_inside_monte_carlo():
+    from segview.core.context import RunContext
+    from segview.core.errors import Cancelled
+    ctx = RunContext()
+    ctx.cancel()
+    with pytest.raises(Cancelled):
+        fisher.monte_carlo_tc(130, .2, replications=300, seed=99, ctx=ctx)

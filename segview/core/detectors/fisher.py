@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 MC_VERSION = 1
 _MC_CACHE: dict[tuple, float] = {}
 _MC_LOCK = Lock()
-_CELLS_PER_BATCH = 20_000_000
+_CELLS_PER_BATCH = 4_000_000
 
 
 def eq8(n: float, phi: float) -> float:
@@ -47,11 +47,12 @@ def lag1_autocorrelation(x: NDArray[np.float64]) -> float:
 
 
 def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 4000,
-                   min_size: int = 1, seed: int = 0) -> float:
+                   min_size: int = 1, seed: int = 0, ctx: RunContext = NULL_CONTEXT) -> float:
     """``(1 - alpha)`` quantile of T over simulated stationary AR(1) series (spec §5.3), cached.
 
     ``phi`` is clamped to [0.05, 0.99] and rounded to 0.01; the RNG is seeded from
     ``(seed, N, 100 phi, 10000 alpha, min_size)`` so a value never depends on call order.
+    Replications are simulated in batches; ``ctx`` is checked between batches.
     """
     pc = round(min(max(phi, 0.05), 0.99), 2)
     ip = int(round(100 * pc))
@@ -64,6 +65,7 @@ def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 
     parts = []
     done = 0
     while done < replications:
+        ctx.check()
         rows = min(batch, replications - done)
         parts.append(simulate_t(rng.standard_normal((rows, int(n))), ip / 100.0, int(min_size)))
         done += rows
@@ -114,7 +116,8 @@ class _Search:
                 self.notes.add("critical=formula: Eq. 8 evaluated with N clamped to [100, 1000]")
                 return eq8(min(max(n, 100), 1000), phi), "formula-clamped"
             return eq8(n, phi), "formula"
-        tc = monte_carlo_tc(n, phi, alpha, self.p["replications"], self.m, self.p["seed"])
+        tc = monte_carlo_tc(n, phi, alpha, self.p["replications"], self.m, self.p["seed"],
+                            self.ctx)
         return tc, "simulation"
 
     def run(self, a: int, b: int, depth: int) -> None:
