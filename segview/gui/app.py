@@ -60,8 +60,9 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
     from .settings import Settings
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segview"])
-    app.setOrganizationName(ORGANIZATION)
-    app.setApplicationName(APPLICATION)
+    if not app.organizationName():  # tests (and embedding apps) choose their own settings location
+        app.setOrganizationName(ORGANIZATION)
+        app.setApplicationName(APPLICATION)
     if icon_path().is_file():
         app.setWindowIcon(QIcon(str(icon_path())))
     window = MainWindow(Settings(), persist=screenshot is None)

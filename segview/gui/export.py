@@ -42,9 +42,31 @@ def export_plot(item: Any, path: str | Path, width: int | None = None) -> None:
 
     path = str(path)
     if path.lower().endswith(".svg"):
-        exporters.SVGExporter(item).export(path)
+        try:
+            exporters.SVGExporter(item).export(path)
+        except ValueError:  # pyqtgraph 0.14's path rewriting fails on Qt 6.12's SVG output
+            _svg_with_qt(item, path)
         return
     exp = exporters.ImageExporter(item)
     if width:
         exp.parameters()["width"] = int(width)
     exp.export(path)
+
+
+def _svg_with_qt(item: Any, path: str) -> None:
+    """Render the item's scene area with Qt's own SVG generator."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    rect = item.sceneBoundingRect()
+    gen = QSvgGenerator()
+    gen.setFileName(path)
+    gen.setSize(rect.size().toSize())
+    gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+    gen.setTitle("segview plot")
+    painter = QPainter(gen)
+    try:
+        item.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    finally:
+        painter.end()

@@ -1,0 +1,251 @@
+"""The annotation plot: one series against its sample index, with the judge's own marks.
+
+* Steady-state protocol: a movable onset line (bounded to ``0..n-1``) and a highlighted dot on the
+  snapped sample; a left click puts the onset on the **nearest** sample (``round(x)``, not the
+  truncation of the study's tool), the readout shows index and value.
+* Change-point protocol: several movable lines (bounded to ``1..n-1``); a left click adds one, a drag
+  moves one, a right click (or :meth:`remove_nearest`) removes the nearest.
+
+Edits are reported through signals only when they are final (a click, or
+``sigPositionChangeFinished`` after a drag), so the window commits each one exactly once. Overlays of
+other judges and detectors (review mode) are separate, non-interactive items.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QColor
+
+SERIES_PEN = "#3a3a3a"
+ONSET_COLOR = "#0072B2"
+CP_COLOR = "#D55E00"
+STEADY_FILL = (0, 114, 178, 28)
+HIT_PIXELS = 6.0  # a click this close to a change-point line grabs it instead of adding one
+
+
+class AnnotationPlot(pg.PlotWidget):
+    """Plot widget of the annotation window (x = sample index)."""
+
+    onset_picked = Signal(int)  # steady protocol: click or finished drag, snapped index
+    change_points_edited = Signal(object)  # change-point protocol: sorted tuple after an edit
+    cursor_moved = Signal(str)  # readout of the sample under the mouse
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(parent, background="w")
+        self.plotItem.showGrid(x=True, y=True, alpha=0.15)
+        self.plotItem.setMenuEnabled(False)
+        self.plotItem.getViewBox().setMenuEnabled(False)
+        self.plotItem.getAxis("left").setWidth(64)
+        self.plotItem.setLabel("bottom", "sample index")
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
+        self.curve.setDownsampling(auto=True, method="peak")
+        self.curve.setClipToView(True)
+        self.plotItem.addItem(self.curve)
+        self.values = np.empty(0)
+        self.protocol = "steady_state"
+        # onset line, its steady region and the snapped-sample dot
+        self.region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(*STEADY_FILL),
+                                          pen=pg.mkPen(None))
+        self.region.setZValue(-5)
+        self.region.hide()
+        self.plotItem.addItem(self.region, ignoreBounds=True)
+        self.onset_line = pg.InfiniteLine(
+            angle=90, movable=True, pen=pg.mkPen(ONSET_COLOR, width=2),
+            hoverPen=pg.mkPen(ONSET_COLOR, width=4), label="",
+            labelOpts={"position": 0.94, "color": ONSET_COLOR, "fill": (255, 255, 255, 220),
+                       "anchors": [(0, 0), (0, 0)]})
+        self.onset_line.setZValue(40)
+        self.onset_line.hide()
+        self.onset_line.sigPositionChanged.connect(self._on_onset_dragging)
+        self.onset_line.sigPositionChangeFinished.connect(self._on_onset_drag_finished)
+        self.plotItem.addItem(self.onset_line, ignoreBounds=True)
+        self.dot = pg.ScatterPlotItem(size=11, pen=pg.mkPen("w", width=1.5),
+                                      brush=pg.mkBrush(ONSET_COLOR))
+        self.dot.setZValue(45)
+        self.plotItem.addItem(self.dot, ignoreBounds=True)
+        self.onset: int | None = None
+        self.cp_lines: list[pg.InfiniteLine] = []
+        self.overlays: list[pg.GraphicsObject] = []
+        self._cursor_x: float | None = None
+        self.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.scene().sigMouseMoved.connect(self._on_scene_moved)
+
+    # ------------------------------------------------------------------ data
+    def set_series(self, values: np.ndarray, protocol: str) -> None:
+        """Show new values (clears the marks and overlays and fits the view)."""
+        self.protocol = protocol
+        self.values = np.asarray(values, dtype=np.float64)
+        n = len(self.values)
+        self.curve.setData(np.arange(n, dtype=np.float64), self.values, skipFiniteCheck=True)
+        self.plotItem.setLimits(xMin=-0.02 * n, xMax=1.02 * n, minXRange=min(10.0, max(n, 1)))
+        self.onset_line.setBounds((0, max(n - 1, 0)))
+        self.set_onset(None)
+        self._set_cp_lines(())
+        self.clear_overlays()
+        self.reset_view()
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    def reset_view(self) -> None:
+        """Fit the whole series (the R key); x auto-range off afterwards so clip-to-view works."""
+        self.plotItem.enableAutoRange(x=True, y=True)
+        self.plotItem.autoRange()
+        self.plotItem.enableAutoRange(x=False)
+
+    def snap(self, x: float) -> int:
+        """The nearest sample index to plot coordinate ``x`` (clipped to the series)."""
+        return int(np.clip(np.floor(x), 0, max(self.n - 1, 0)))
+
+    def readout(self, index: int) -> str:
+        return f"sample {index}  value {self.values[index]:.6g}"
+
+    # ------------------------------------------------------------------ onset
+    def set_onset(self, index: int | None) -> None:
+        """Show the onset (None hides it); does not emit."""
+        self.onset = None if index is None else int(index)
+        if self.onset is None or self.protocol != "steady_state":
+            self.onset_line.hide()
+            self.region.hide()
+            self.dot.setData([], [])
+            return
+        self.onset_line.blockSignals(True)
+        self.onset_line.setValue(self.onset)
+        self.onset_line.blockSignals(False)
+        self.onset_line.show()
+        self.region.setRegion((self.onset, self.n - 1))
+        self.region.show()
+        self._mark(self.onset)
+
+    def _mark(self, index: int) -> None:
+        self.dot.setData([index], [self.values[index]])
+        self.onset_line.label.setFormat(f"onset {index}\n{self.values[index]:.6g}")
+
+    def _on_onset_dragging(self, line: pg.InfiniteLine) -> None:
+        k = self.snap(line.value())
+        self._mark(k)
+        self.region.setRegion((k, self.n - 1))
+
+    def _on_onset_drag_finished(self, line: pg.InfiniteLine) -> None:
+        k = self.snap(line.value())
+        self.set_onset(k)
+        self.onset_picked.emit(k)
+
+    # ------------------------------------------------------------------ change points
+    def change_points(self) -> tuple[int, ...]:
+        return tuple(sorted({self.snap(ln.value()) for ln in self.cp_lines}))
+
+    def set_change_points(self, cps: Sequence[int]) -> None:
+        """Show the judge's change points (does not emit)."""
+        self._set_cp_lines(cps)
+
+    def _set_cp_lines(self, cps: Sequence[int]) -> None:
+        for ln in self.cp_lines:
+            self.plotItem.removeItem(ln)
+        self.cp_lines = []
+        if self.protocol != "change_points":
+            return
+        for c in sorted(set(int(c) for c in cps)):
+            ln = pg.InfiniteLine(pos=c, angle=90, movable=True, pen=pg.mkPen(CP_COLOR, width=2),
+                                 hoverPen=pg.mkPen(CP_COLOR, width=4), label=str(c),
+                                 labelOpts={"position": 0.96, "color": CP_COLOR,
+                                            "fill": (255, 255, 255, 220)})
+            ln.setBounds((1, max(self.n - 1, 1)))
+            ln.setZValue(40)
+            ln.sigPositionChanged.connect(self._on_cp_dragging)
+            ln.sigPositionChangeFinished.connect(self._on_cp_drag_finished)
+            self.plotItem.addItem(ln, ignoreBounds=True)
+            self.cp_lines.append(ln)
+
+    def _on_cp_dragging(self, line: pg.InfiniteLine) -> None:
+        line.label.setFormat(str(self.snap(line.value())))
+
+    def _on_cp_drag_finished(self, line: pg.InfiniteLine) -> None:
+        line.setValue(self.snap(line.value()))
+        cps = self.change_points()
+        self._set_cp_lines(cps)
+        self.change_points_edited.emit(cps)
+
+    def add_change_point(self, index: int) -> bool:
+        if not 0 < index < self.n or index in self.change_points():
+            return False
+        cps = tuple(sorted((*self.change_points(), int(index))))
+        self._set_cp_lines(cps)
+        self.change_points_edited.emit(cps)
+        return True
+
+    def remove_nearest(self, x: float | None = None) -> int | None:
+        """Remove the change point nearest to ``x`` (default: the mouse, else the view centre)."""
+        cps = self.change_points()
+        if not cps:
+            return None
+        if x is None:
+            x = self._cursor_x
+        if x is None:
+            (x0, x1), _ = self.plotItem.getViewBox().viewRange()
+            x = 0.5 * (x0 + x1)
+        victim = min(cps, key=lambda c: abs(c - x))
+        rest = tuple(c for c in cps if c != victim)
+        self._set_cp_lines(rest)
+        self.change_points_edited.emit(rest)
+        return victim
+
+    def _near_line(self, x: float) -> bool:
+        vb = self.plotItem.getViewBox()
+        px = vb.viewPixelSize()[0] or 1.0
+        return any(abs(ln.value() - x) <= HIT_PIXELS * px for ln in self.cp_lines)
+
+    # ------------------------------------------------------------------ mouse
+    def _in_view(self, scene_pos: QPointF) -> bool:
+        return self.plotItem.getViewBox().sceneBoundingRect().contains(scene_pos)
+
+    def _on_scene_clicked(self, ev: object) -> None:
+        if self.n == 0 or ev.double() or not self._in_view(ev.scenePos()):
+            return
+        x = self.plotItem.getViewBox().mapSceneToView(ev.scenePos()).x()
+        if self.protocol == "steady_state":
+            if ev.button() == Qt.MouseButton.LeftButton:
+                k = self.snap(x)
+                self.set_onset(k)
+                self.onset_picked.emit(k)
+            return
+        if ev.button() == Qt.MouseButton.LeftButton:
+            if not self._near_line(x):
+                self.add_change_point(self.snap(x))
+        elif ev.button() == Qt.MouseButton.RightButton:
+            self.remove_nearest(x)
+
+    def _on_scene_moved(self, pos: QPointF) -> None:
+        if self.n == 0 or not self._in_view(pos):
+            self._cursor_x = None
+            return
+        self._cursor_x = self.plotItem.getViewBox().mapSceneToView(pos).x()
+        self.cursor_moved.emit(self.readout(self.snap(self._cursor_x)))
+
+    def view_to_widget(self, x: float, y: float) -> QPointF:
+        """Widget (viewport) coordinates of a data point; used by tests to click precisely."""
+        scene = self.plotItem.getViewBox().mapViewToScene(QPointF(x, y))
+        return self.mapFromScene(scene)
+
+    # ------------------------------------------------------------------ review overlays
+    def clear_overlays(self) -> None:
+        for item in self.overlays:
+            self.plotItem.removeItem(item)
+        self.overlays = []
+
+    def add_overlay_lines(self, xs: Sequence[float], color: str, label: str,
+                          style: Qt.PenStyle = Qt.PenStyle.DashLine, position: float = 0.1) -> None:
+        """Non-interactive marks (another judge's onset / change points, a detector's output)."""
+        for k, x in enumerate(xs):
+            ln = pg.InfiniteLine(pos=float(x), angle=90, movable=False,
+                                 pen=pg.mkPen(QColor(color), width=1.5, style=style),
+                                 label=label if k == 0 else None,
+                                 labelOpts={"position": position, "color": color,
+                                            "fill": (255, 255, 255, 210)})
+            ln.setZValue(20)
+            self.plotItem.addItem(ln, ignoreBounds=True)
+            self.overlays.append(ln)

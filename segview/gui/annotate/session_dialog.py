@@ -1,0 +1,189 @@
+"""Pick the annotation database, a session (or create one from data files) and a judge.
+
+The database location is always shown and can be changed: the embedded SQLite file by default
+(``./segview-annotations.sqlite`` or ``$SEGVIEW_DB``), another file, or a PostgreSQL URL shared by
+judges on several machines. A database that cannot be opened is reported in the dialog, which stays
+open so the user can correct the location.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QRadioButton, QVBoxLayout, QWidget)
+
+from ...core.annotation.session import AnnotationSession
+from ...core.annotation.store import PROTOCOLS, Store, default_db_path
+from ...core.errors import RecoverableError
+
+NEW_SESSION = "new"
+OPEN_SESSION = "open"
+
+
+@dataclass
+class SessionChoice:
+    """What the user picked (``create`` = make a new session from ``paths``)."""
+
+    db: str
+    session: str
+    judge: str
+    role: str = "judge"
+    create: bool = False
+    protocol: str = "steady_state"
+    paths: list[str] = field(default_factory=list)
+
+
+class SessionDialog(QDialog):
+    """Database, session and judge chooser."""
+
+    def __init__(self, db: str | None = None, paths: list[str] | None = None,
+                 session: str | None = None, judge: str | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Annotation session")
+        self.setMinimumWidth(560)
+        self.paths = list(paths or [])
+        form = QFormLayout()
+        # database
+        self.db_edit = QLineEdit(db or str(default_db_path().resolve()))
+        self.db_edit.setToolTip("SQLite file, or a database URL such as "
+                                "postgresql://user@host/segview (shared by several machines)")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse_db)
+        default = QPushButton("Default")
+        default.setToolTip("the embedded SQLite file in the current folder")
+        default.clicked.connect(lambda: (self.db_edit.setText(str(default_db_path().resolve())),
+                                         self.connect_db()))
+        connect = QPushButton("Connect")
+        connect.clicked.connect(self.connect_db)
+        self.db_edit.returnPressed.connect(self.connect_db)
+        row = QHBoxLayout()
+        for w in (self.db_edit, browse, default, connect):
+            row.addWidget(w)
+        form.addRow("Database:", row)
+        self.db_status = QLabel()
+        self.db_status.setWordWrap(True)
+        form.addRow("", self.db_status)
+        # session
+        self.open_radio = QRadioButton("Open session:")
+        self.session_combo = QComboBox()
+        self.session_combo.currentTextChanged.connect(self._fill_judges)
+        form.addRow(self.open_radio, self.session_combo)
+        self.new_radio = QRadioButton("New session:")
+        self.new_name = QLineEdit(session or "")
+        self.new_name.setPlaceholderText("session name")
+        self.protocol_combo = QComboBox()
+        self.protocol_combo.addItems(PROTOCOLS)
+        new_row = QHBoxLayout()
+        new_row.addWidget(self.new_name)
+        new_row.addWidget(self.protocol_combo)
+        form.addRow(self.new_radio, new_row)
+        self.data_label = QLabel()
+        self.data_label.setWordWrap(True)
+        add_files = QPushButton("Data files…")
+        add_files.clicked.connect(self._browse_data)
+        data_row = QHBoxLayout()
+        data_row.addWidget(self.data_label, 1)
+        data_row.addWidget(add_files)
+        form.addRow("Series:", data_row)
+        # judge
+        self.judge_combo = QComboBox()
+        self.judge_combo.setEditable(True)
+        self.judge_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.judge_combo.lineEdit().setPlaceholderText("your name (a new name adds a judge)")
+        if judge:
+            self.judge_combo.setEditText(judge)
+        self.adjudicator = QCheckBox("new judge is an adjudicator (reviews and decides)")
+        form.addRow("Judge:", self.judge_combo)
+        form.addRow("", self.adjudicator)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020")
+        self.error.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start annotating")
+        buttons.accepted.connect(self._on_accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.error)
+        lay.addWidget(buttons)
+        self._preset_session = session
+        self._show_paths()
+        self.connect_db()
+
+    # ------------------------------------------------------------------ database
+    def connect_db(self) -> bool:
+        """(Re)read the sessions of the database in the location field; False on failure."""
+        self.session_combo.clear()
+        self.error.clear()
+        try:
+            with Store(self.db_edit.text().strip() or None) as store:
+                names = store.session_names()
+                self.db_status.setText(f"{store.display_url} — {len(names)} session(s)")
+        except RecoverableError as err:
+            self.db_status.setText("not connected")
+            self.error.setText(str(err))
+            self.new_radio.setChecked(True)
+            return False
+        self.session_combo.addItems(names)
+        if self._preset_session in names:
+            self.session_combo.setCurrentText(self._preset_session)
+        self.open_radio.setEnabled(bool(names))
+        (self.open_radio if names else self.new_radio).setChecked(True)
+        if self._preset_session and self._preset_session not in names:
+            self.new_radio.setChecked(True)
+        return True
+
+    def _fill_judges(self, name: str) -> None:
+        typed = self.judge_combo.currentText()
+        self.judge_combo.clear()
+        if name:
+            try:
+                with Store(self.db_edit.text().strip() or None) as store:
+                    s = AnnotationSession.open(store, name)
+                    self.judge_combo.addItems([j.name for j in s.judges()])
+            except RecoverableError as err:
+                self.error.setText(str(err))
+        self.judge_combo.setEditText(typed)
+
+    def _browse_db(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Annotation database", self.db_edit.text(), "SQLite (*.sqlite *.db);;All (*)",
+            options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            self.db_edit.setText(path)
+            self.connect_db()
+
+    def _browse_data(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Series files")
+        if files:
+            self.paths = files
+            self._show_paths()
+            self.new_radio.setChecked(True)
+
+    def _show_paths(self) -> None:
+        self.data_label.setText(", ".join(self.paths) if self.paths else
+                                "none (needed only for a new session)")
+
+    # ------------------------------------------------------------------ result
+    def choice(self) -> SessionChoice:
+        judge = self.judge_combo.currentText().strip()
+        role = "adjudicator" if self.adjudicator.isChecked() else "judge"
+        db = self.db_edit.text().strip()
+        if self.new_radio.isChecked():
+            return SessionChoice(db, self.new_name.text().strip(), judge, role, True,
+                                 self.protocol_combo.currentText(), list(self.paths))
+        return SessionChoice(db, self.session_combo.currentText(), judge, role)
+
+    def _on_accept(self) -> None:
+        c = self.choice()
+        if not c.session:
+            self.error.setText("Pick a session or give the new one a name.")
+        elif not c.judge:
+            self.error.setText("Type your name (or pick it from the list).")
+        elif c.create and not c.paths:
+            self.error.setText("A new session needs data files (Data files…).")
+        else:
+            self.accept()

@@ -1,0 +1,509 @@
+"""The annotation window: one judge labels a session's series, keyboard first.
+
+Everything the judge does goes straight through :class:`~segview.core.annotation.session.AnnotationSession`
+(committed before the screen changes; on a database error the screen is re-read from the store, so it
+never shows a label that was not saved). Series come in the judge's seeded, stored order; the window
+resumes at the series the judge opened last. Other judges' labels and detector overlays appear only
+in review mode (:mod:`.review`), which is open to adjudicators, to judges who labelled every series,
+and in sessions created without blinding.
+
+Keys: S steady, U unsteady, click = onset on the nearest sample, Left/Right nudge it (Shift: 10),
+N / PageDown next, P / PageUp previous, K skip (comes back later), Ctrl+Z undo, Ctrl+Shift+Z or
+Ctrl+Y redo, R reset the view. Change-point protocol: click adds, drag moves, Delete or right click
+removes the nearest, E = "looked, no change points".
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
+from sqlalchemy.exc import SQLAlchemyError
+
+from ...core.annotation.session import AnnotationSession, Item, Judge, Label
+from ...core.annotation.store import Store
+from ...core.errors import RecoverableError
+from ...core.model import Series
+from .plot import AnnotationPlot
+
+log = logging.getLogger(__name__)
+
+KEYS_HELP = {
+    "steady_state": "S steady · U unsteady · click: onset · ←/→ nudge (Shift ×10) · N/P next/previous"
+                    " · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view · wheel/drag: zoom/pan",
+    "change_points": "click: add change point · drag: move · Delete/right click: remove nearest · "
+                     "E none · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view",
+}
+
+
+def describe(label: Label | None, protocol: str, values: np.ndarray | None = None) -> str:
+    """A label in words (for the label line and the status line)."""
+    if label is None:
+        return "not labelled yet"
+    if protocol == "change_points":
+        cps = label.change_points or ()
+        return (f"{len(cps)} change point(s): {', '.join(map(str, cps))}" if cps
+                else "no change points")
+    if not label.steady:
+        return "unsteady (never reaches a steady state)"
+    if label.onset is None:
+        return "steady — click the first steady sample"
+    value = "" if values is None else f" (value {values[label.onset]:.6g})"
+    return f"steady from sample {label.onset}{value}"
+
+
+class AnnotationWindow(QMainWindow):
+    """Annotation mode. Open a session with :meth:`open_session` or :meth:`ask_session`."""
+
+    series_shown = Signal(str)
+    saved = Signal(str)  # the status text after each committed action
+    failed = Signal(str)
+
+    def __init__(self, paths: Sequence[str] = (), parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.paths = [str(p) for p in paths]
+        self.store: Store | None = None
+        self.session: AnnotationSession | None = None
+        self.judge: Judge | None = None
+        self.order: list[Item] = []
+        self.pos = 0
+        self.labels: dict[str, Label] = {}
+        self.current: Series | None = None
+        self.review_mode = False
+        self.review = None  # ReviewPanel, built on first use
+        self.message_box: QMessageBox | None = None
+        self._loaded: dict[str, Series] | None = None
+        self.setWindowTitle("segview — annotate")
+        self.resize(1300, 760)
+        self._build()
+        self._build_actions()
+        self._set_enabled(False)
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        central = QWidget(self)
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(6, 6, 6, 2)
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 14px; font-weight: 600")
+        self.label_line = QLabel()
+        self.label_line.setStyleSheet("font-size: 13px")
+        self.progress = QLabel()
+        self.progress.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.progress.setStyleSheet("font-size: 13px; font-weight: 600")
+        top = QWidget()
+        top_lay = QVBoxLayout(top)
+        top_lay.setContentsMargins(0, 0, 0, 0)
+        top_lay.setSpacing(2)
+        row = QHBoxLayout()
+        row.addWidget(self.title, 1)
+        row.addWidget(self.progress)
+        top_lay.addLayout(row)
+        top_lay.addWidget(self.label_line)
+        lay.addWidget(top)
+        self.plot = AnnotationPlot(central)
+        self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.plot.onset_picked.connect(self.set_onset)
+        self.plot.change_points_edited.connect(self.set_change_points)
+        self.plot.cursor_moved.connect(lambda text: self.cursor_label.setText(text))
+        lay.addWidget(self.plot, 1)
+        self.keys = QLabel()
+        self.keys.setStyleSheet("color: #555")
+        lay.addWidget(self.keys)
+        self.setCentralWidget(central)
+        self.cursor_label = QLabel()
+        self.statusBar().addPermanentWidget(self.cursor_label)
+
+    def _act(self, menu: object, text: str, slot: object, keys: Sequence[str] = (),
+             checkable: bool = False) -> QAction:
+        act = QAction(text, self)
+        act.setShortcuts([QKeySequence(k) for k in keys])
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        act.setCheckable(checkable)
+        act.triggered.connect(slot)
+        menu.addAction(act)
+        self.addAction(act)
+        return act
+
+    def _build_actions(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&Session")
+        self._act(f, "&Open or create session…", self.ask_session, ["Ctrl+O"])
+        self._act(f, "&Close", self.close, ["Ctrl+W"])
+        lab = mb.addMenu("&Label")
+        self.label_actions = [
+            self._act(lab, "&Steady", self.mark_steady, ["S"]),
+            self._act(lab, "&Unsteady", self.mark_unsteady, ["U"]),
+            self._act(lab, "Onset one sample &left", lambda: self.nudge(-1), ["Left"]),
+            self._act(lab, "Onset one sample &right", lambda: self.nudge(+1), ["Right"]),
+            self._act(lab, "Onset 10 samples left", lambda: self.nudge(-10), ["Shift+Left"]),
+            self._act(lab, "Onset 10 samples right", lambda: self.nudge(+10), ["Shift+Right"]),
+            self._act(lab, "Remove nearest change point", self.remove_change_point, ["Delete"]),
+            self._act(lab, "No change points (looked)", self.mark_no_change_points, ["E"]),
+        ]
+        lab.addSeparator()
+        self.undo_action = self._act(lab, "&Undo", self.undo, ["Ctrl+Z"])
+        self.redo_action = self._act(lab, "&Redo", self.redo, ["Ctrl+Shift+Z", "Ctrl+Y"])
+        go = mb.addMenu("&Go")
+        self.nav_actions = [
+            self._act(go, "&Next series", self.next_series, ["N", "PgDown"]),
+            self._act(go, "&Previous series", self.previous_series, ["P", "PgUp"]),
+            self._act(go, "S&kip (return later)", self.skip, ["K"]),
+            self._act(go, "&Reset view", self.plot.reset_view, ["R"]),
+        ]
+        v = mb.addMenu("&Review")
+        self.review_action = self._act(v, "&Review mode (others' labels, detectors)",
+                                       self.toggle_review, ["Ctrl+R"], checkable=True)
+
+    def _set_enabled(self, on: bool) -> None:
+        for act in (*self.label_actions, *self.nav_actions, self.undo_action, self.redo_action,
+                    self.review_action):
+            act.setEnabled(on)
+
+    # ------------------------------------------------------------------ messages
+    def status(self, text: str) -> None:
+        self.statusBar().showMessage(text)
+
+    def show_error(self, text: str) -> None:
+        """Report a problem without blocking (the window keeps running)."""
+        log.warning("%s", text)
+        self.status(text)
+        if self.message_box is None:
+            self.message_box = QMessageBox(QMessageBox.Icon.Warning, "segview annotate", "",
+                                           QMessageBox.StandardButton.Ok, self)
+        self.message_box.setText(text)
+        self.message_box.open()
+        self.failed.emit(text)
+
+    # ------------------------------------------------------------------ sessions
+    def ask_session(self, db: str | None = None, session: str | None = None,
+                    judge: str | None = None) -> bool:
+        """Ask for the database, session and judge (modal dialog), then open them."""
+        from .session_dialog import SessionDialog
+
+        current_db = db or (self.store.url if self.store is not None else None)
+        dlg = SessionDialog(current_db, self.paths, session, judge, self)
+        if dlg.exec() != SessionDialog.DialogCode.Accepted:
+            return False
+        c = dlg.choice()
+        return self.open_session(c.db, c.session, c.judge, role=c.role, create=c.create,
+                                 protocol=c.protocol, paths=c.paths or self.paths)
+
+    def open_session(self, db: str | None, session: str, judge: str, *, role: str = "judge",
+                     create: bool = False, protocol: str = "steady_state",
+                     paths: Sequence[str] | None = None) -> bool:
+        """Open (or with ``create`` make, from ``paths``) a session for ``judge``; resume where the
+        judge stopped. Problems are shown in a message; returns False then."""
+        try:
+            store = Store(db or None)
+        except RecoverableError as err:
+            self.show_error(f"Cannot open the annotation database: {err}")
+            return False
+        try:
+            if paths:
+                self.paths = [str(p) for p in paths]
+                self._loaded = None
+            if create or session not in store.session_names():
+                if not self.paths:
+                    raise RecoverableError(f"session {session!r} is not in {store.display_url}; "
+                                           "give data files to create it")
+                s = AnnotationSession.create(store, session, self._dataset(), protocol=protocol)
+            else:
+                s = AnnotationSession.open(store, session)
+                if self.paths:
+                    changed = s.check_data(self._dataset())
+                    if changed:
+                        self.show_error(f"{len(changed)} series differ from the session's data "
+                                        f"(e.g. {changed[0]}); the session's stored values are shown")
+            j = s.judge(judge, create=True, role=role)
+            order = s.order(j)
+            labels = s.labels(j)
+            last = s.last_visited(j)
+        except (RecoverableError, SQLAlchemyError) as err:
+            store.close()
+            self.show_error(f"Cannot open session {session!r}: {err}")
+            return False
+        self._close_store()
+        self.store, self.session, self.judge = store, s, j
+        self.order, self.labels = order, labels
+        positions = {it.series_id: k for k, it in enumerate(order)}
+        pos = positions.get(last) if last is not None else None
+        if pos is None:
+            pos = min(s.resume_position(j), len(order) - 1)
+        self.setWindowTitle(f"segview annotate — {s.name} — {j.name}"
+                            + (" (adjudicator)" if j.role == "adjudicator" else ""))
+        self.keys.setText(KEYS_HELP[s.protocol])
+        self._set_enabled(True)
+        self.review_action.setChecked(False)
+        self.set_review(False)
+        self.go_to(pos)
+        self.status(f"Database {store.display_url}; session {s.name} ({s.protocol}, "
+                    f"{'blind' if s.blind else 'not blind'}); resumed at {self.order[pos].series_id}")
+        return True
+
+    def _dataset(self) -> list[Series]:
+        if self._loaded is None:
+            from ...core.io import load
+
+            ds = load(self.paths)
+            self._loaded = {s.id: s for s in ds.series}
+        return list(self._loaded.values())
+
+    def _close_store(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        self.store = self.session = self.judge = None
+
+    # ------------------------------------------------------------------ navigation
+    @property
+    def series_id(self) -> str | None:
+        return self.order[self.pos].series_id if self.order else None
+
+    def go_to(self, pos: int, *, record_visit: bool = True) -> None:
+        """Show the series at ``pos`` of the judge's order (and note the visit: resume point)."""
+        assert self.session is not None and self.judge is not None
+        self.pos = int(np.clip(pos, 0, len(self.order) - 1))
+        sid = self.order[self.pos].series_id
+        try:
+            if self._loaded is not None and sid in self._loaded:
+                series = self._loaded[sid]
+            else:
+                series = self.session.series(sid)
+            if record_visit:
+                self.session.visit(self.judge, sid)
+        except (RecoverableError, SQLAlchemyError) as err:
+            if self.paths and self._loaded is None:
+                self._dataset()
+                if sid in (self._loaded or {}):
+                    return self.go_to(pos, record_visit=record_visit)
+            self.show_error(f"Cannot show {sid}: {err}")
+            return
+        self.current = series
+        self.plot.set_series(series.values, self.session.protocol)
+        self._show_label()
+        if self.review_mode and self.review is not None:
+            self.review.show_series(series)
+        self.series_shown.emit(sid)
+
+    def next_series(self) -> None:
+        if self.pos + 1 < len(self.order):
+            self.go_to(self.pos + 1)
+        else:
+            self._wrap("End of your list")
+
+    def previous_series(self) -> None:
+        if self.pos > 0:
+            self.go_to(self.pos - 1)
+
+    def skip(self) -> None:
+        """Leave this series unlabelled for now; the next unlabelled one after it (it comes back
+        once the end of the list wraps around)."""
+        self._wrap(f"Skipped {self.series_id}")
+
+    def _wrap(self, why: str) -> None:
+        done = self.labels
+        n = len(self.order)
+        for k in range(1, n + 1):
+            p = (self.pos + k) % n
+            if self.order[p].series_id not in done and p != self.pos:
+                self.go_to(p)
+                self.status(f"{why}; next unlabelled: {self.order[p].series_id}")
+                return
+        self.status(f"{why}; every other series is labelled")
+
+    def go_to_series(self, series_id: str) -> None:
+        for k, it in enumerate(self.order):
+            if it.series_id == series_id:
+                self.go_to(k)
+                return
+
+    # ------------------------------------------------------------------ display
+    def _show_label(self) -> None:
+        assert self.session is not None
+        sid = self.series_id
+        lab = self.labels.get(sid)
+        vals = self.current.values if self.current is not None else None
+        self.title.setText(f"{sid}   ·   {self.pos + 1} of {len(self.order)} in your order   ·   "
+                           f"n = {len(vals) if vals is not None else 0}")
+        who = "Your decision" if self.judge is not None and self.judge.role == "adjudicator" \
+            else "Your label"
+        self.label_line.setText(f"{who}: {describe(lab, self.session.protocol, vals)}")
+        self.progress.setText(f"{len(self.labels)} / {len(self.order)} labelled")
+        if self.session.protocol == "steady_state":
+            self.plot.set_onset(lab.onset if lab is not None and lab.steady else None)
+        else:
+            self.plot.set_change_points(lab.change_points or () if lab is not None else ())
+
+    # ------------------------------------------------------------------ actions
+    def _record(self, **label: object) -> bool:
+        """Commit a label of the current series; refresh from the store either way."""
+        assert self.session is not None and self.judge is not None
+        sid = self.series_id
+        try:
+            if self.judge.role == "adjudicator":
+                eid = self.session.adjudicate(self.judge, sid, **label)
+            else:
+                eid = self.session.record(self.judge, sid, **label)
+        except (RecoverableError, SQLAlchemyError) as err:
+            self.show_error(f"Not saved: {err}")
+            self._refresh()
+            return False
+        self._refresh()
+        text = (f"Saved {time.strftime('%H:%M:%S')}: {sid} "
+                f"{describe(self.labels.get(sid), self.session.protocol)} (event {eid})")
+        self.status(text)
+        self.saved.emit(text)
+        return True
+
+    def _refresh(self) -> None:
+        try:
+            self.labels = self.session.labels(self.judge)
+        except (RecoverableError, SQLAlchemyError) as err:
+            self.show_error(f"Cannot read the labels: {err}")
+        self._show_label()
+        if self.review_mode and self.review is not None:
+            self.review.refresh_labels()
+
+    def _protocol(self, protocol: str) -> bool:
+        ok = self.session is not None and self.session.protocol == protocol
+        if self.session is not None and not ok:
+            self.status(f"Not available in the {self.session.protocol} protocol")
+        return ok
+
+    def mark_steady(self) -> None:
+        if self._protocol("steady_state"):
+            lab = self.labels.get(self.series_id)
+            onset = lab.onset if lab is not None and lab.steady else None
+            self._record(steady=True, onset=onset)
+
+    def mark_unsteady(self) -> None:
+        if self._protocol("steady_state"):
+            self._record(steady=False)
+
+    def set_onset(self, index: int) -> None:
+        if self._protocol("steady_state"):
+            self._record(steady=True, onset=int(index))
+
+    def nudge(self, delta: int) -> None:
+        if not self._protocol("steady_state"):
+            return
+        lab = self.labels.get(self.series_id)
+        if lab is None or not lab.steady or lab.onset is None:
+            self.status("Click the first steady sample first; the arrows then move it")
+            return
+        k = int(np.clip(lab.onset + delta, 0, self.order[self.pos].n_samples - 1))
+        if k != lab.onset:
+            self._record(steady=True, onset=k)
+
+    def set_change_points(self, cps: Sequence[int]) -> None:
+        if self._protocol("change_points"):
+            self._record(change_points=tuple(int(c) for c in cps))
+
+    def remove_change_point(self) -> None:
+        if self._protocol("change_points") and self.plot.remove_nearest() is None:
+            self.status("No change point to remove")
+
+    def mark_no_change_points(self) -> None:
+        if self._protocol("change_points"):
+            self._record(change_points=())
+
+    def undo(self) -> None:
+        self._undo_redo("undo")
+
+    def redo(self) -> None:
+        self._undo_redo("redo")
+
+    def _undo_redo(self, kind: str) -> None:
+        if self.session is None or self.judge is None:
+            return
+        try:
+            sid = getattr(self.session, kind)(self.judge)
+        except (RecoverableError, SQLAlchemyError) as err:
+            self.show_error(f"{kind.capitalize()} failed: {err}")
+            return
+        if sid is None:
+            self.status(f"Nothing to {kind}")
+            return
+        if sid != self.series_id:
+            self.go_to_series(sid)
+        self._refresh()
+        text = (f"{'Undone' if kind == 'undo' else 'Redone'} on {sid}: now "
+                f"{describe(self.labels.get(sid), self.session.protocol)}")
+        self.status(text)
+        self.saved.emit(text)
+
+    # ------------------------------------------------------------------ review
+    def review_allowed(self) -> tuple[bool, str]:
+        if self.session is None or self.judge is None:
+            return False, "no session"
+        if self.judge.role == "adjudicator" or not self.session.blind:
+            return True, ""
+        if len(self.labels) >= len(self.order):
+            return True, ""
+        return False, (f"Blind annotation: review mode opens once you have labelled every series "
+                       f"({len(self.labels)} / {len(self.order)}), or for an adjudicator")
+
+    def toggle_review(self, on: bool) -> None:
+        ok, why = self.review_allowed()
+        if on and not ok:
+            self.review_action.setChecked(False)
+            self.status(why)
+            return
+        self.set_review(on)
+
+    def set_review(self, on: bool) -> None:
+        self.review_mode = bool(on)
+        if on:
+            if self.review is None:
+                from .review import ReviewPanel
+
+                self.review = ReviewPanel(self)
+                self.review_dock = QDockWidget("Review", self)
+                self.review_dock.setObjectName("review")
+                self.review_dock.setWidget(self.review)
+                self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.review_dock)
+            self.review_dock.show()
+            self.review.refresh()
+            if self.current is not None:
+                self.review.show_series(self.current)
+        else:
+            self.plot.clear_overlays()
+            if self.review is not None:
+                self.review.stop()
+                self.review_dock.hide()
+
+    # ------------------------------------------------------------------ closing
+    def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt API
+        if self.review is not None:
+            self.review.stop(shutdown=True)
+        self._close_store()
+        super().closeEvent(event)
+
+
+def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
+        judge: str | None = None, protocol: str = "steady_state") -> int:
+    """Open the annotation window (the ``segview annotate`` command); returns the exit code.
+
+    With ``session`` and ``judge`` the session opens at once (created from ``paths`` when it does not
+    exist yet); otherwise, or when that fails, the session dialog asks.
+    """
+    import sys
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segview"])
+    app.setOrganizationName("segview")
+    app.setApplicationName("segview")
+    window = AnnotationWindow(paths)
+    window.show()
+    opened = False
+    if session and judge:
+        opened = window.open_session(db, session, judge, protocol=protocol)
+    if not opened:
+        QTimer.singleShot(0, lambda: window.ask_session(db, session, judge))
+    return int(app.exec())

@@ -1,0 +1,275 @@
+"""Annotation window (pytest-qt, offscreen): keyboard-first labelling, undo, resume, blinding,
+change-point protocol, review mode, and database errors. Every check reads the labels back from
+the store (a fresh connection), not from the window."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from segview.core.annotation.session import AnnotationSession  # noqa: E402
+from segview.core.annotation.store import Store  # noqa: E402
+from segview.core.model import Series  # noqa: E402
+from segview.gui.annotate.window import AnnotationWindow  # noqa: E402
+
+N = 400
+N_SERIES = 8
+
+
+def _series() -> list[Series]:
+    rng = np.random.default_rng(7)
+    out = []
+    for k in range(N_SERIES):
+        v = 1.0 + 0.01 * rng.standard_normal(N)
+        v[: 50 + 20 * k] += np.linspace(1.0, 0.0, 50 + 20 * k)  # a warm-up that settles
+        out.append(Series(v, id=f"t{k:02d}"))
+    return out
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "ann.sqlite"
+    with Store(path) as store:
+        AnnotationSession.create(store, "steady", _series(), protocol="steady_state")
+        AnnotationSession.create(store, "cps", _series(), protocol="change_points")
+    return str(path)
+
+
+def stored_labels(db: str, session: str, judge: str) -> dict:
+    with Store(db) as store:
+        s = AnnotationSession.open(store, session)
+        return s.labels(s.judge(judge))
+
+
+def make_window(qtbot) -> AnnotationWindow:
+    w = AnnotationWindow()
+    qtbot.addWidget(w)
+    w.resize(1200, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # shortcuts need an active window
+    return w
+
+
+def click_at(w: AnnotationWindow, x: float, button=Qt.MouseButton.LeftButton) -> None:
+    """A real mouse click on the plot at data x (y = the series value there)."""
+    k = int(np.clip(round(x), 0, w.plot.n - 1))
+    p = w.plot.view_to_widget(x, float(w.plot.values[k]))
+    QTest.mouseClick(w.plot.viewport(), button, Qt.KeyboardModifier.NoModifier,
+                     QPoint(round(p.x()), round(p.y())))
+
+
+def key(qtbot, w, k, mod=Qt.KeyboardModifier.NoModifier) -> None:
+    qtbot.keyClick(w, k, mod)
+
+
+def test_five_series_keyboard_one_click_undo_quit_resume(qtbot, db):
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "alice")
+    order = [it.series_id for it in w.order]
+    assert sorted(order) == [f"t{k:02d}" for k in range(N_SERIES)]
+    expected = {}
+    targets = [120, 200, 75, 310, 160]
+    for k, t in enumerate(targets):
+        assert w.series_id == order[k], (k, w.pos, w.statusBar().currentMessage())
+        # one click a little LEFT of sample t: nearest-sample snapping gives t (truncation: t-1)
+        with qtbot.waitSignal(w.saved):
+            click_at(w, t - 0.3)
+        assert stored_labels(db, "steady", "alice")[order[k]].onset == t
+        if k == 2:
+            key(qtbot, w, Qt.Key.Key_U)  # changed their mind: never steady
+            expected[order[k]] = (False, None)
+        elif k == 3:
+            key(qtbot, w, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)  # +10
+            key(qtbot, w, Qt.Key.Key_Left)  # -1
+            expected[order[k]] = (True, t + 9)
+        else:
+            key(qtbot, w, Qt.Key.Key_Right)  # +1
+            expected[order[k]] = (True, t + 1)
+        key(qtbot, w, Qt.Key.Key_N)
+    assert w.series_id == order[5]
+    assert w.progress.text() == f"5 / {N_SERIES} labelled"
+    # undo the last action (the +1 nudge on the fifth series): the window goes back there
+    key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert w.series_id == order[4]
+    expected[order[4]] = (True, targets[4])
+    got = {sid: (lab.steady, lab.onset) for sid, lab in stored_labels(db, "steady", "alice").items()}
+    assert got == expected
+    # redo and undo again through both redo shortcuts
+    key(qtbot, w, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert stored_labels(db, "steady", "alice")[order[4]].onset == targets[4] + 1
+    key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert stored_labels(db, "steady", "alice")[order[4]].onset == targets[4]
+    w.close()
+
+    w2 = make_window(qtbot)
+    assert w2.open_session(db, "steady", "alice")
+    assert [it.series_id for it in w2.order] == order  # the stored seeded order
+    assert w2.series_id == order[4]  # exactly where the judge stopped
+    assert w2.plot.onset == targets[4] and w2.plot.onset_line.isVisible()
+    assert f"steady from sample {targets[4]}" in w2.label_line.text()
+    assert w2.progress.text() == f"5 / {N_SERIES} labelled"
+    got = {sid: (lab.steady, lab.onset) for sid, lab in w2.labels.items()}
+    assert got == expected
+    key(qtbot, w2, Qt.Key.Key_P)
+    assert w2.series_id == order[3] and w2.plot.onset == targets[3] + 9
+
+
+def test_second_judge_sees_nothing_of_the_first(qtbot, db):
+    with Store(db) as store:
+        s = AnnotationSession.open(store, "steady")
+        alice = s.judge("alice", create=True)
+        for k, it in enumerate(s.items()):
+            s.record(alice, it.series_id, steady=True, onset=100 + k)
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "bob")
+    assert w.labels == {}
+    assert w.progress.text() == f"0 / {N_SERIES} labelled"
+    seen = set()
+    for _ in range(N_SERIES):
+        seen.add(w.series_id)
+        assert w.label_line.text() == "Your label: not labelled yet"
+        assert not w.plot.onset_line.isVisible() and w.plot.overlays == []
+        key(qtbot, w, Qt.Key.Key_N)
+    assert len(seen) == N_SERIES
+    # review mode is locked for a judge who has not finished (blind)
+    w.review_action.trigger()
+    assert not w.review_mode and w.plot.overlays == []
+    assert "Blind" in w.statusBar().currentMessage()
+    # bob's own labels do not touch alice's
+    key(qtbot, w, Qt.Key.Key_U)
+    assert len(stored_labels(db, "steady", "alice")) == N_SERIES
+    assert {lab.steady for lab in stored_labels(db, "steady", "alice").values()} == {True}
+
+
+def test_skip_returns_later_and_resume_after_skip(qtbot, db):
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "carol")
+    order = [it.series_id for it in w.order]
+    key(qtbot, w, Qt.Key.Key_K)  # skip the first
+    assert w.series_id == order[1]
+    for _ in range(N_SERIES - 1):
+        key(qtbot, w, Qt.Key.Key_U)
+        key(qtbot, w, Qt.Key.Key_N)
+    assert w.series_id == order[0]  # the skipped one came back
+    assert "not labelled yet" in w.label_line.text()
+    key(qtbot, w, Qt.Key.Key_P)
+    w.close()
+    w2 = make_window(qtbot)
+    assert w2.open_session(db, "steady", "carol")
+    assert w2.series_id == w.series_id
+
+
+def test_bad_or_missing_database_shows_a_message_and_keeps_running(qtbot, db, tmp_path):
+    w = make_window(qtbot)
+    bad = tmp_path / "not-a-db.sqlite"
+    bad.write_bytes(b"this is not an SQLite file " * 200)
+    assert not w.open_session(str(bad), "steady", "alice")
+    assert w.message_box is not None and w.message_box.isVisible()
+    assert "not-a-db.sqlite" in w.message_box.text()
+    w.message_box.close()
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    assert not w.open_session(str(folder), "steady", "alice")
+    assert w.message_box.isVisible() and "a-folder" in w.message_box.text()
+    w.message_box.close()
+    assert not w.open_session(str(tmp_path / "empty.sqlite"), "nosuch", "alice")  # no session
+    assert "nosuch" in w.message_box.text()
+    w.message_box.close()
+    assert w.session is None and w.isVisible()
+    assert w.open_session(db, "steady", "alice")  # still working
+    key(qtbot, w, Qt.Key.Key_U)
+    assert stored_labels(db, "steady", "alice")[w.series_id].steady is False
+
+
+def test_change_points_add_move_remove_round_trip(qtbot, db):
+    w = make_window(qtbot)
+    assert w.open_session(db, "cps", "dana")
+    sid = w.series_id
+    cps = lambda: stored_labels(db, "cps", "dana")[sid].change_points  # noqa: E731
+    with qtbot.waitSignal(w.saved):
+        click_at(w, 100.3)
+    with qtbot.waitSignal(w.saved):
+        click_at(w, 249.8)
+    with qtbot.waitSignal(w.saved):
+        click_at(w, 330)
+    assert cps() == (100, 250, 330)
+    # drag the line at 100 to 140 (committed once, on release)
+    line = next(ln for ln in w.plot.cp_lines if ln.value() == 100)
+    vp = w.plot.viewport()
+    y = float(np.median(w.plot.values))
+    a, b = w.plot.view_to_widget(100, y), w.plot.view_to_widget(140, y)
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     QPoint(round(a.x()), round(a.y())))
+    for f in np.linspace(0, 1, 6)[1:]:
+        QTest.mouseMove(vp, QPoint(round(a.x() + f * (b.x() - a.x())), round(a.y())))
+    with qtbot.waitSignal(w.saved):
+        QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                           QPoint(round(b.x()), round(b.y())))
+    assert all(ln.value() != 100 for ln in w.plot.cp_lines) and line.scene() is None
+    assert cps() == (140, 250, 330)
+    # right click near 250 removes it; Delete removes the one nearest the mouse
+    with qtbot.waitSignal(w.saved):
+        click_at(w, 262, Qt.MouseButton.RightButton)
+    assert cps() == (140, 330)
+    w.plot._cursor_x = 320.0
+    key(qtbot, w, Qt.Key.Key_Delete)
+    assert cps() == (140,)
+    key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert cps() == (140, 330)
+    w.close()
+    w2 = make_window(qtbot)
+    assert w2.open_session(db, "cps", "dana")
+    assert w2.series_id == sid and w2.plot.change_points() == (140, 330)
+    key(qtbot, w2, Qt.Key.Key_E)  # looked: none
+    assert cps() == ()
+
+
+def test_review_mode_for_an_adjudicator(qtbot, db):
+    with Store(db) as store:
+        s = AnnotationSession.open(store, "steady")
+        sid = s.items()[0].series_id
+        for name, onset in (("alice", 100), ("bob", 110), ("carol", 300)):
+            s.record(s.judge(name, create=True), sid, steady=True, onset=onset)
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "ada", role="adjudicator")
+    w.go_to_series(sid)
+    assert w.plot.overlays == []  # nothing outside review mode
+    w.review_action.trigger()
+    assert w.review_mode
+    positions = sorted(ln.value() for ln in w.plot.overlays)
+    assert positions[:3] == [100, 110, 300]
+    assert sid in [w.review.disagreements.item(k).data(Qt.ItemDataRole.UserRole)
+                   for k in range(w.review.disagreements.count())]
+    assert w.review.checked_detectors() == ["kbkssd"]  # detector overlays only in review mode
+    qtbot.waitUntil(lambda: "kbkssd" in w.review.results, timeout=60_000)
+    onset = w.review.results["kbkssd"].steady_start
+    assert onset is None or onset in [ln.value() for ln in w.plot.overlays]
+    w.review.accept_consensus()
+    with Store(db) as store:
+        s = AnnotationSession.open(store, "steady")
+        adj = s.adjudications()[sid]
+        assert adj.steady and adj.index == 110 and adj.adjudicator == "ada"
+        judges = s.all_labels()[sid]
+        assert {j: lab.onset for j, lab in judges.items()} == {"alice": 100, "bob": 110,
+                                                               "carol": 300}
+    w.review_action.trigger()
+    assert not w.review_mode and w.plot.overlays == []
+    w.close()
+
+
+def test_cli_registers_annotate():
+    from segview.cli.main import build_parser
+
+    args = build_parser().parse_args(["annotate", "a.json", "--db", "x.sqlite", "--session", "s",
+                                      "--judge", "j"])
+    assert (args.paths, args.db, args.session, args.judge) == (["a.json"], "x.sqlite", "s", "j")
