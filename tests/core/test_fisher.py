@@ -168,3 +168,27 @@ def test_cancellation_inside_monte_carlo():
     ctx.cancel()
     with pytest.raises(Cancelled):
         fisher.monte_carlo_tc(130, .2, replications=300, seed=99, ctx=ctx)
+
+
+def _root_rejects(x) -> bool:
+    S, Q = _prefix(x)
+    d_p, d_q, _ = two_partition(S, Q, 0, x.size, 1)
+    return d_p / d_q > fisher.eq8(x.size, fisher.lag1_autocorrelation(x))
+
+
+def test_mm1_no_change_false_alarm_rate_loose():  # spec §10.2: reproduction 0.12-0.18, assert <= .25
+    from segview.core.synthetic import mm1_response_times
+    rate = np.mean([_root_rejects(mm1_response_times(1000, 0.4, seed=s)[0].values)
+                    for s in range(200)])
+    assert rate <= 0.25
+
+
+def test_mm1_power_does_not_fall_with_shift():  # spec §10.3, N=1000, rho=.2, f=.5
+    from segview.core.synthetic import mm1_response_times
+    accept = []
+    for drho in (0.0, 0.1, 0.2, 0.3):
+        runs = [_root_rejects(mm1_response_times(1000, 0.2, drho=drho, seed=s)[0].values)
+                for s in range(150)]
+        accept.append(1 - np.mean(runs))
+    assert all(b <= a + 0.05 for a, b in zip(accept, accept[1:])), accept
+    assert accept[0] > 0.7 and accept[1] < 0.2  # reference: .86, .02, .01, .01

@@ -230,3 +230,13 @@ def test_noise_scale_opt_in_benefit_and_invariance():
     assert np.array_equal(again.change_points, scaled.change_points)
     plain = segview.detect(series, "pelt", cost="normal", penalty="bic", noise_scale=True)
     assert not plain.notes  # the normal cost is scale-free; the option only touches l2
+
+
+@pytest.mark.parametrize("method,extra", [("op", {}), ("op", {"threads": 2}), ("pelt", {})])
+def test_cancellation(method, extra):
+    from segview.core.context import RunContext
+    from segview.core.errors import Cancelled
+    ctx = RunContext()
+    ctx.cancel()
+    with pytest.raises(Cancelled):
+        segview.detect(np.arange(300.0), method, ctx=ctx, **extra)
