@@ -16,12 +16,9 @@ calling process; workers just compute.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import hashlib
-import json
 import logging
 import math
 import os
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,6 +34,7 @@ from ..errors import InputError, RecoverableError
 from ..model import Series
 from ..params import Params
 from ..registry import DetectorSpec
+from .cache import ResultCache
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
@@ -223,50 +221,6 @@ def make_executor(scheduler: str | None = None, workers: int | None = None) -> E
     if workers == 1:
         return SerialExecutor()
     return LocalExecutor(workers)
-
-
-# ------------------------------------------------------------------------------------- cache
-
-class ResultCache:
-    """SQLite map of run key -> result JSON; used from the calling process only."""
-
-    def __init__(self, directory: str | Path) -> None:
-        self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.dir / "results.sqlite", timeout=30)
-        self.db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT)")
-
-    @staticmethod
-    def spec_part(ms: MethodSpec) -> str:
-        params = json.dumps(sorted((k, v) for k, v in ms.params.items()), default=str)
-        return f"{ms.spec.name.lower()}|{ms.spec.version}|{params}"
-
-    @staticmethod
-    def key_from(series_hash: str, spec_part: str) -> str:
-        return hashlib.sha256(f"{series_hash}|{spec_part}".encode()).hexdigest()
-
-    @classmethod
-    def key(cls, series_hash: str, ms: MethodSpec) -> str:
-        """Cache key of (series content, detector name, detector version, parameters)."""
-        return cls.key_from(series_hash, cls.spec_part(ms))
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
-        for i in range(0, len(keys), 500):
-            part = list(keys[i:i + 500])
-            marks = ",".join("?" * len(part))
-            for k, v in self.db.execute(f"SELECT key, value FROM results WHERE key IN ({marks})",
-                                        part):
-                out[k] = json.loads(v)
-        return out
-
-    def put_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?)",
-                                ((k, json.dumps(v)) for k, v in items))
-
-    def close(self) -> None:
-        self.db.close()
 
 
 # ----------------------------------------------------------------------------------- driver
