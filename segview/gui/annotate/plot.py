@@ -99,7 +99,7 @@ class AnnotationPlot(pg.PlotWidget):
 
     def snap(self, x: float) -> int:
         """The nearest sample index to plot coordinate ``x`` (clipped to the series)."""
-        return int(np.clip(np.floor(x), 0, max(self.n - 1, 0)))
+        return int(np.clip(np.floor(x + 0.5), 0, max(self.n - 1, 0)))
 
     def readout(self, index: int) -> str:
         return f"sample {index}  value {self.values[index]:.6g}"
