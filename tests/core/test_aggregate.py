@@ -182,3 +182,24 @@ def test_brute_force_neighbourhoods_equal_the_studys_default_algorithm():
         v = rng.integers(0, 400, size=int(rng.integers(2, 9)))
         for ms in (2, 3, 4):
             assert dbscan_labels(v, 50, ms).tolist() == dbscan_labels(v, 50, ms, "auto").tolist()
+
+
+def test_general_rule_properties():
+    """Spec §4: for K = 5 the general rule equals the code rule except in four-judge clusters,
+    where it takes the third smallest clustered index; any K: the result does not depend on the
+    judges' order and is one of the given indices."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        v = [int(x) for x in rng.integers(0, 300, size=5)]
+        ref, clustered, members = reference_onset(v)
+        gen = general_onset(v)
+        assert gen[1] == clustered
+        if len(members) == 4:
+            assert gen[0] == sorted(v[i] for i in members)[2]
+        else:
+            assert gen[0] == ref
+        k = int(rng.integers(1, 9))
+        w = [int(x) for x in rng.integers(0, 400, size=k)]
+        perm = [w[i] for i in rng.permutation(k)]
+        assert general_onset(w)[:2] == general_onset(perm)[:2] and general_onset(w)[0] in w
