@@ -240,3 +240,15 @@ def test_cancellation(method, extra):
     ctx.cancel()
     with pytest.raises(Cancelled):
         segview.detect(np.arange(300.0), method, ctx=ctx, **extra)
+
+
+def test_normal_r_cost_is_bitwise_cpssd_emulation():
+    pelt_r = pytest.importorskip("segview.core.detectors._pelt_r")
+    from segview.core.detectors import _costs
+    rng = np.random.default_rng(8)
+    x = np.r_[rng.normal(5, 1, 200), np.full(5, 2.0), rng.normal(0, 1e-6, 50)]
+    s1, s2 = pelt_r.prefix_sums_r(x)
+    for _ in range(2000):
+        a, b = sorted(rng.choice(x.size + 1, 2, replace=False))
+        ours = _costs.segment_cost(s1, s2, a, b, _costs.NORMAL_R, 0.0, False)
+        assert ours == pelt_r.normal_meanvar_cost(s1, s2, a, b)

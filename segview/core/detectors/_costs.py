@@ -8,7 +8,10 @@ Costs (``kind`` codes, usable inside numba kernels):
 
 * :data:`L2` -- squared error around the segment mean, ``q - s**2/m`` (no clamping; spec §1.1).
 * :data:`NORMAL` -- twice the negative maximised Gaussian log-likelihood with unknown mean and
-  variance, ``m*(ln 2pi + ln(max(var, 1e-11) + var_offset) + 1)`` (R ``changepoint`` ``meanvar.norm``).
+  variance, ``m*((ln 2pi + ln(max(var, 1e-11) + var_offset)) + 1)`` (spec §1.2).
+* :data:`NORMAL_R` -- the same with R ``changepoint`` 2.2.2's floor rule (``var <= 0`` becomes 1e-11,
+  small positive variances are kept) and no offset; with R's prefix sums it is bitwise the
+  ``mll_meanvar`` of that package, so CP-SSD's emulation can use it.
 
 ``mbic`` adds ``ln(m)`` to each segment's cost (R ``changepoint``'s MBIC, spec §2).
 """
@@ -24,14 +27,15 @@ from ..errors import ParameterError
 
 L2 = 0
 NORMAL = 1
-COSTS: dict[str, int] = {"l2": L2, "normal": NORMAL}
+NORMAL_R = 2
+COSTS: dict[str, int] = {"l2": L2, "normal": NORMAL, "normal_r": NORMAL_R}
 #: Parameters one extra change point adds, per cost (p_param of spec §2).
-PARAMS_PER_CHANGE: dict[str, int] = {"l2": 1, "normal": 2}
+PARAMS_PER_CHANGE: dict[str, int] = {"l2": 1, "normal": 2, "normal_r": 2}
 #: Smallest legal segment length per cost.
-MIN_SEGMENT: dict[str, int] = {"l2": 1, "normal": 2}
+MIN_SEGMENT: dict[str, int] = {"l2": 1, "normal": 2, "normal_r": 2}
 #: Variance floor of the normal cost (R changepoint).
 VAR_FLOOR = 1e-11
-_LOG_2PI_PLUS_1 = math.log(2.0 * math.pi) + 1.0
+_LOG_2PI = math.log(2.0 * math.pi)
 
 #: Penalty names accepted wherever a penalty is a parameter (ParamSpec aliases; lower case).
 PENALTY_NAMES: tuple[str, ...] = ("bic", "sic", "bic0", "sic0", "mbic", "aic", "hq",
@@ -66,11 +70,16 @@ def segment_cost(S: NDArray[np.float64], Q: NDArray[np.float64], a: int, b: int,
     sse = (Q[b] - Q[a]) - s * s / m
     if kind == L2:
         c = sse
-    else:
+    elif kind == NORMAL:
         var = sse / m
         if var < VAR_FLOOR:
             var = VAR_FLOOR
-        c = m * (_LOG_2PI_PLUS_1 + math.log(var + var_offset))
+        c = m * ((_LOG_2PI + math.log(var + var_offset)) + 1.0)
+    else:
+        var = sse / m
+        if var <= 0.0:
+            var = VAR_FLOOR
+        c = m * ((_LOG_2PI + math.log(var)) + 1.0)
     if mbic:
         c += math.log(m)
     return c
