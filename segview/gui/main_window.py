@@ -202,6 +202,8 @@ class MainWindow(QMainWindow):
         self._action(f, "Export detections (current series)…", self._on_export_current)
         self._action(f, "Export detections (all series)…", self._on_export_all)
         f.addSeparator()
+        self._action(f, "&Annotate…", self.open_annotation, "Ctrl+Shift+A",  # annotation mode
+                     "label the loaded series as a judge (annotation session)")
         self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         v = mb.addMenu("&View")
         self._action(v, "&Next series", self.next_series,
@@ -669,6 +671,17 @@ class MainWindow(QMainWindow):
 
     def _on_plot_hover(self, text: str) -> None:
         self.hover_label.setText(text)
+
+    # ------------------------------------------------------------------ annotation mode hook
+    def open_annotation(self) -> None:
+        """Open the annotation window (segview.gui.annotate) on the files of the loaded series."""
+        from .annotate.window import AnnotationWindow
+
+        paths = list(dict.fromkeys(str(s.metadata["source"]) for s in self.series
+                                   if s.metadata.get("source")))
+        self.annotation_window = AnnotationWindow(paths)
+        self.annotation_window.show()
+        QTimer.singleShot(0, self.annotation_window.ask_session)
 
     # ------------------------------------------------------------------ Qt events
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt override)

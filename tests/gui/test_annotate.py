@@ -273,3 +273,21 @@ def test_cli_registers_annotate():
     args = build_parser().parse_args(["annotate", "a.json", "--db", "x.sqlite", "--session", "s",
                                       "--judge", "j"])
     assert (args.paths, args.db, args.session, args.judge) == (["a.json"], "x.sqlite", "s", "j")
+
+
+def test_explorer_menu_opens_annotation_on_loaded_files(qtbot, jmh_dir, monkeypatch):
+    from segview.gui.main_window import MainWindow
+    from segview.gui.settings import Settings
+
+    asked = []
+    monkeypatch.setattr(AnnotationWindow, "ask_session", lambda self, *a: asked.append(self))
+    mw = MainWindow(Settings(), specs=[], persist=False)
+    qtbot.addWidget(mw)
+    files = [str(jmh_dir / "series" / f"s000{k}.json") for k in (1, 2)]
+    assert mw.open_paths(files)
+    act = next(a for a in mw.actions() if a.text() == "&Annotate…")
+    assert act.shortcut().toString() == "Ctrl+Shift+A"
+    act.trigger()
+    qtbot.waitUntil(lambda: len(asked) == 1)
+    assert asked[0] is mw.annotation_window and mw.annotation_window.paths == files
+    mw.annotation_window.close()
