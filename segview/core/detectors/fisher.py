@@ -27,7 +27,7 @@ from ._fisher_kernels import simulate_t, two_partition
 
 log = logging.getLogger(__name__)
 MC_VERSION = 1
-_MC_CACHE: dict[tuple, float] = {}
+_MC_CACHE: dict[tuple[float, ...], float] = {}
 _MC_LOCK = Lock()
 _CELLS_PER_BATCH = 4_000_000
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -120,7 +122,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     return Partition(backtrack(last, n), F, last, beta, mbic, used)
 
 
-def _run_chunks(step, n: int, block: int, ctx: RunContext) -> None:
+def _run_chunks(step: Callable[[int, int], None], n: int, block: int, ctx: RunContext) -> None:
     """Call ``step(t_from, t_to)`` over ``t = 1..n`` in pieces of bounded work (cancellable)."""
     t = 1
     while t <= n:
@@ -132,7 +134,8 @@ def _run_chunks(step, n: int, block: int, ctx: RunContext) -> None:
         ctx.progress(t / (n + 1))
 
 
-def _run_pelt(S, Q, F, last, n: int, args: tuple, ctx: RunContext) -> None:
+def _run_pelt(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
+              last: NDArray[np.int64], n: int, args: tuple[Any, ...], ctx: RunContext) -> None:
     R = np.empty(n + 1, dtype=np.int64)
     state = np.zeros(1, dtype=np.int64)
     dom = np.full(n + 1, np.iinfo(np.int64).max, dtype=np.int64)
