@@ -252,3 +252,22 @@ def test_normal_r_cost_is_bitwise_cpssd_emulation():
         a, b = sorted(rng.choice(x.size + 1, 2, replace=False))
         ours = _costs.segment_cost(s1, s2, a, b, _costs.NORMAL_R, 0.0, False)
         assert ours == pelt_r.normal_meanvar_cost(s1, s2, a, b)
+
+
+def test_exact_pelt_with_cpssd_sums_never_worse_than_r_pelt():
+    pelt_r = pytest.importorskip("segview.core.detectors._pelt_r")
+    rng = np.random.default_rng(12)
+    worse = 0
+    for _ in range(40):
+        n = int(rng.integers(20, 200))
+        x = np.repeat(rng.normal(0, 2, 5), -(-n // 5))[:n] * rng.choice([1, 3]) + \
+            rng.standard_normal(n)
+        s1, s2 = pelt_r.prefix_sums_r(x)
+        beta = float(rng.uniform(2, 20))
+        cpts, q = pelt_r.pelt_r_meanvar(s1, s2, beta, 2)
+        part = optimal_partition(x, "normal_r", beta, 2, pruning=True, sums=(s1, s2))
+        theirs = q + beta * (len(cpts) - 1)
+        assert part.F[-1] <= theirs + 1e-9 * max(1.0, abs(theirs))
+        worse += part.F[-1] < theirs - 1e-9
+        if part.F[-1] == pytest.approx(theirs, abs=1e-9):
+            assert list(part.change_points) == [int(c) for c in cpts[:-1]]

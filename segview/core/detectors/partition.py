@@ -68,6 +68,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
                       min_size: int | None = None, *, pruning: bool = False, threads: int = 1,
                       schedule: str = "static", block: int | None = None, tie: str = "first",
                       var_offset: float = 0.0, penalty_scale: float = 1.0,
+                      sums: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
                       ctx: RunContext = NULL_CONTEXT, method: str = "op") -> Partition:
     """Exact penalised segmentation of ``y`` by OP (``pruning=False``) or PELT (``pruning=True``).
 
@@ -84,6 +85,8 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
         tie: ``"first"`` (smallest minimising k, R/ruptures) or ``"last"`` (largest, FPOP's path).
         var_offset: added to the variance inside the log of the normal cost.
         penalty_scale: multiplies the resolved penalty (see :func:`noise_variance`).
+        sums: prefix sums ``(S, Q)`` of length n+1 to use instead of :func:`._costs.prefix_sums`
+            (e.g. R-style sums from CP-SSD's emulation, with ``cost="normal_r"``).
         ctx: cancellation and progress.
         method: detector name used in error messages.
 
@@ -97,7 +100,8 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     block = int(block) if block else min(max(n // 16, 256), 4096)
     beta, mbic = _costs.resolve_penalty(penalty, n, cost)
     beta *= penalty_scale
-    S, Q = _costs.prefix_sums(y)
+    S, Q = _costs.prefix_sums(y) if sums is None else (np.ascontiguousarray(sums[0], np.float64),
+                                                        np.ascontiguousarray(sums[1], np.float64))
     F = np.empty(n + 1)
     last = np.full(n + 1, -1, dtype=np.int64)
     F[0] = -beta
