@@ -291,3 +291,64 @@ def test_explorer_menu_opens_annotation_on_loaded_files(qtbot, jmh_dir, monkeypa
     qtbot.waitUntil(lambda: len(asked) == 1)
     assert asked[0] is mw.annotation_window and mw.annotation_window.paths == files
     mw.annotation_window.close()
+
+
+def test_zoomed_in_click_still_snaps_to_the_nearest_sample(qtbot, db):
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "erin")
+    w.plot.plotItem.setXRange(200, 230, padding=0)  # zoom while annotating
+    with qtbot.waitSignal(w.saved):
+        click_at(w, 214.45)
+    assert stored_labels(db, "steady", "erin")[w.series_id].onset == 214
+    (x0, x1), _ = w.plot.plotItem.getViewBox().viewRange()
+    assert (x0, x1) == pytest.approx((200, 230), abs=1)  # labelling does not reset the zoom
+    key(qtbot, w, Qt.Key.Key_R)  # R resets the view to the whole series
+    (x0, x1), _ = w.plot.plotItem.getViewBox().viewRange()
+    assert x0 <= 0 and x1 >= N - 1
+
+
+def test_new_session_from_files_and_database_shown(qtbot, tmp_path):
+    files = []
+    for k, s in enumerate(_series()[:3]):
+        f = tmp_path / f"series{k}.csv"
+        f.write_text("value\n" + "\n".join(repr(float(v)) for v in s.values) + "\n")
+        files.append(str(f))
+    db = str(tmp_path / "sub" / "new.sqlite")
+    w = make_window(qtbot)
+    # three files whose single column has the same name: same series id, refused with a message
+    assert not w.open_session(db, "fresh", "fay", create=True, paths=files)
+    assert "unique" in w.message_box.text() and "value" in w.message_box.text()
+    w.message_box.close()
+    for k, f in enumerate(files):
+        text = open(f).read()
+        open(f, "w").write(text.replace("value", f"bench{k}", 1))
+    assert w.open_session(db, "fresh", "fay", create=True, paths=files)
+    assert len(w.order) == 3
+    assert str(tmp_path / "sub" / "new.sqlite") in w.statusBar().currentMessage()
+    key(qtbot, w, Qt.Key.Key_U)
+    with Store(db) as store:
+        s = AnnotationSession.open(store, "fresh")
+        assert len(s.items()) == 3 and s.series(w.series_id).values.size == N
+
+
+def test_session_dialog_reports_a_bad_database_and_lists_sessions(qtbot, db, tmp_path):
+    from segview.gui.annotate.session_dialog import SessionDialog
+
+    with Store(db) as store:
+        AnnotationSession.open(store, "steady").judge("alice", create=True)
+    bad = tmp_path / "junk.sqlite"
+    bad.write_bytes(b"junk" * 500)
+    dlg = SessionDialog(str(bad), [], None, None)
+    qtbot.addWidget(dlg)
+    assert "junk.sqlite" in dlg.error.text() and dlg.session_combo.count() == 0
+    dlg.db_edit.setText(db)
+    assert dlg.connect_db()
+    assert dlg.error.text() == ""
+    assert [dlg.session_combo.itemText(k) for k in range(dlg.session_combo.count())] == \
+        ["steady", "cps"]
+    assert db in dlg.db_status.text()
+    dlg.session_combo.setCurrentText("steady")
+    assert dlg.judge_combo.findText("alice") >= 0
+    dlg.judge_combo.setEditText("gus")
+    c = dlg.choice()
+    assert (c.db, c.session, c.judge, c.create) == (db, "steady", "gus", False)

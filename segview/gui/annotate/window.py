@@ -26,7 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ...core.annotation.session import AnnotationSession, Item, Judge, Label
 from ...core.annotation.store import Store
-from ...core.errors import RecoverableError
+from ...core.errors import DataFormatError, RecoverableError
 from ...core.model import Series
 from .plot import AnnotationPlot
 
@@ -76,7 +76,7 @@ class AnnotationWindow(QMainWindow):
         self.review_mode = False
         self.review = None  # ReviewPanel, built on first use
         self.message_box: QMessageBox | None = None
-        self._loaded: dict[str, Series] | None = None
+        self._loaded: list[Series] | None = None
         self.setWindowTitle("segview — annotate")
         self.resize(1300, 760)
         self._build()
@@ -250,8 +250,8 @@ class AnnotationWindow(QMainWindow):
             from ...core.io import load
 
             ds = load(self.paths)
-            self._loaded = {s.id: s for s in ds.series}
-        return list(self._loaded.values())
+            self._loaded = list(ds.series)
+        return self._loaded
 
     def _close_store(self) -> None:
         if self.store is not None:
@@ -267,19 +267,13 @@ class AnnotationWindow(QMainWindow):
         """Show the series at ``pos`` of the judge's order (and note the visit: resume point)."""
         assert self.session is not None and self.judge is not None
         self.pos = int(np.clip(pos, 0, len(self.order) - 1))
-        sid = self.order[self.pos].series_id
+        item = self.order[self.pos]
+        sid = item.series_id
         try:
-            if self._loaded is not None and sid in self._loaded:
-                series = self._loaded[sid]
-            else:
-                series = self.session.series(sid)
+            series = self._values_of(item)
             if record_visit:
                 self.session.visit(self.judge, sid)
         except (RecoverableError, SQLAlchemyError) as err:
-            if self.paths and self._loaded is None:
-                self._dataset()
-                if sid in (self._loaded or {}):
-                    return self.go_to(pos, record_visit=record_visit)
             self.show_error(f"Cannot show {sid}: {err}")
             return
         self.current = series
@@ -288,6 +282,19 @@ class AnnotationWindow(QMainWindow):
         if self.review_mode and self.review is not None:
             self.review.show_series(series)
         self.series_shown.emit(sid)
+
+    def _values_of(self, item: Item) -> Series:
+        """The session's stored values; else the loaded file's series if its content matches."""
+        try:
+            return self.session.series(item.series_id)
+        except DataFormatError:
+            if not self.paths:
+                raise
+            loaded = {s.id: s for s in self._dataset()}.get(item.series_id)
+            if loaded is None or loaded.content_hash != item.content_hash:
+                raise DataFormatError(item.series_id, "the session stores no values and the "
+                                      "loaded files do not hold this series unchanged") from None
+            return loaded
 
     def next_series(self) -> None:
         if self.pos + 1 < len(self.order):
