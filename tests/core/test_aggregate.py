@@ -173,7 +173,7 @@ def test_disagreements_for_review():
     assert [d.series_id for d in agreement.disagreements(aggregate(rows))][0] == "tie"
 
 
-def test_brute_force_neighbourhoods_equal_the_studys_default_algorithm():
+def test_ball_tree_neighbourhoods_equal_the_studys_default_algorithm():
     import numpy as np
 
     from segview.core.annotation.aggregate import dbscan_labels

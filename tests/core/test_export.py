@@ -173,3 +173,23 @@ def test_import_judgments_csv(tmp_path):
     src.write_text("series_id,judge,steady,index\nnope,x,1,12\n")
     with pytest.raises(InputError, match="not in session"):
         ex.import_judgments(s, src)
+
+
+@pytest.mark.shared
+def test_jmh_session_exports_the_published_labels(tmp_path, jmh_labels, jmh_series):
+    """The whole path on the study's data: a session over the 350 JMH series, the five judges'
+    labels imported, aggregated with the reference rule and exported: the exported labels table
+    carries labels.csv's steady flag, judges' onsets, jagt_index and jagt_clustered."""
+    ids = sorted(jmh_labels)
+    s = AnnotationSession.create(Store(tmp_path / "jmh.sqlite"), "jmh", [jmh_series[i] for i in ids],
+                                 settings={"rule": "reference"})
+    judges = {j: s.judge(j, create=True) for j in "abcde"}
+    s.record_many([(judges[j], sid, {"steady": bool(r.steady),
+                                     "onset": r.judges[j] if r.steady else None})
+                   for sid, r in jmh_labels.items() for j in "abcde"])
+    folder = ex.export_session(s, tmp_path / "out", "csv")
+    got = read_labels(folder / "labels.csv")
+    keys = ("steady", "judges", "jagt_index", "jagt_clustered")
+    differ = [sid for sid, r in jmh_labels.items()
+              if any(getattr(got[sid], k) != getattr(r, k) for k in keys)]
+    assert len(got) == 350 and differ == []

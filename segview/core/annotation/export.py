@@ -218,16 +218,47 @@ def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str
     files = {}
     for suffix, group in (("", [s for s in series if s.x is None]),
                           ("_x", [s for s in series if s.x is not None])):
-        if not group:
-            continue
-        name = f"series{suffix}.{fmt}"  # series with x values apart, so that each file loads
-        rows = [{"series_id": s.id, "index": i, "value": float(v),
-                 **({"x": float(s.x[i])} if s.x is not None else {})}
-                for s in group for i, v in enumerate(s.values)]
-        columns = ["series_id", "index", "value", *(["x"] if suffix else [])]
-        _write_table(folder / name, rows, columns)
-        files.update(dict.fromkeys((s.id for s in group), name))
+        if group:  # series with x values apart, so that each file loads with segview.load
+            name = f"series{suffix}.{fmt}"
+            _write_long(folder / name, group, with_x=bool(suffix))
+            files.update(dict.fromkeys((s.id for s in group), name))
     return files
+
+
+def _write_long(path: Path, group: list[Series], with_x: bool) -> None:
+    """A long table ``series_id,index,value[,x]``, floats written so that they read back exactly."""
+    ids = [s.id for s in group for _ in range(len(s))]
+    index = np.concatenate([np.arange(len(s)) for s in group])
+    values = np.concatenate([s.values for s in group])
+    xs = np.concatenate([s.xs() for s in group]) if with_x else None
+    if path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        cols = {"series_id": pa.array(ids, pa.string()), "index": pa.array(index, pa.int64()),
+                "value": pa.array(values, pa.float64())}
+        if xs is not None:
+            cols["x"] = pa.array(xs, pa.float64())
+        pq.write_table(pa.table(cols), path)
+        return
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["series_id", "index", "value", *(["x"] if xs is not None else [])])
+        cells = [ids, index.tolist(), map(repr, values.tolist())]
+        if xs is not None:
+            cells.append(map(repr, xs.tolist()))
+        w.writerows(zip(*cells))
+
+
+def _read_long(path: Path) -> Any:
+    import pandas as pd
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        # exact float parsing: the default from pandas 3 on, an option before (deprecated since)
+        exact = {"float_precision": "round_trip"} if pd.__version__.split(".")[0] < "3" else {}
+        return pd.read_csv(path, dtype={"series_id": str}, keep_default_na=False, **exact)
+    except (OSError, ValueError) as err:
+        raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
 def _read_series(folder: Path, fmt: str, files: dict[str, str]) -> list[Series]:
@@ -242,20 +273,19 @@ def _read_series(folder: Path, fmt: str, files: dict[str, str]) -> list[Series]:
     if fmt == "json":
         data = json.loads((folder / "series.json").read_text(encoding="utf-8"))
         return [Series(d["values"], d.get("x"), d["series_id"]) for d in data]
-    rows = [r for name in dict.fromkeys(files.values()) for r in _read_table(folder / name)]
-    grouped: dict[str, list[tuple[int, float, float | None]]] = {}
-    for r in rows:
-        x = r.get("x")
-        grouped.setdefault(str(r["series_id"]), []).append(
-            (int(r["index"]), float(r["value"]), None if x is None else float(x)))
+    groups = {}
+    for name in dict.fromkeys(files.values()):
+        table = _read_long(folder / name)
+        groups.update({str(k): g.sort_values("index") for k, g in table.groupby("series_id",
+                                                                                sort=False)})
     out = []
     for sid in files:
-        pts = sorted(grouped.get(sid, []))
-        if [p[0] for p in pts] != list(range(len(pts))) or not pts:
+        g = groups.get(sid)
+        if g is None or not np.array_equal(g["index"].to_numpy(), np.arange(len(g))):
             raise DataFormatError(str(folder / files[sid]), f"series {sid!r}: indices are not "
                                                             "0..n-1")
-        xs = [p[2] for p in pts]
-        out.append(Series([p[1] for p in pts], None if xs[0] is None else xs, sid))
+        x = g["x"].to_numpy(dtype=np.float64) if "x" in g else None
+        out.append(Series(g["value"].to_numpy(dtype=np.float64), x, sid))
     return out
 
 
