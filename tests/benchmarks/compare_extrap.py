@@ -142,11 +142,11 @@ def run_extrap(py: Path, files: list[Path], out: Path, batch: int = 250) -> list
     return results
 
 
-def run_segview(files: list[Path]) -> list[dict]:
+def run_segview(files: list[Path], compat: str = "extrap") -> list[dict]:
     out = []
     for f in files:
         (s,) = extrap_text.read(f)
-        r = segview.detect(s, "nrss")
+        r = segview.detect(s, "nrss", compat=compat)
         out.append({"file": str(f), "segmented": bool(r.stats["segmented"]),
                     "change_x": r.stats.get("change_x"), "models": r.stats["models"]})
     return out
@@ -177,6 +177,10 @@ def compare(sets: list[dict], ours: list[dict], theirs: list[dict]) -> dict[str,
             truth_seg += 1
             ours_cp += a["segmented"] and _first_new(a["change_x"]) == d["change_x"]
             theirs_cp += b["segmented"] and _first_new(b["change_x"]) == d["change_x"]
+    det_ok = [a["segmented"] and _first_new(a["change_x"]) == d["change_x"]
+              for d, a in zip(sets, ours) if d["segmented"] and a["segmented"]]
+    low_noise_neg = [a["segmented"] for d, a in zip(sets, ours)
+                     if not d["segmented"] and d["noise"] <= 0.05]
     full = sum(1 for a, b in zip(ours, theirs) if "error" not in b and a["segmented"] ==
                b["segmented"] and (not a["segmented"] or [round(v, 9) for v in a["change_x"]] ==
                                    [round(v, 9) for v in b["change_x"]]))
@@ -188,7 +192,11 @@ def compare(sets: list[dict], ours: list[dict], theirs: list[dict]) -> dict[str,
             "segview_accuracy_segmented_flag": ours_ok / max(valid, 1),
             "extrap_accuracy_segmented_flag": theirs_ok / max(valid, 1),
             "segview_change_point_correct_of_true_segmented": ours_cp / max(truth_seg, 1),
-            "extrap_change_point_correct_of_true_segmented": theirs_cp / max(truth_seg, 1)}
+            "extrap_change_point_correct_of_true_segmented": theirs_cp / max(truth_seg, 1),
+            "segview_change_point_correct_given_detected": float(np.mean(det_ok)) if det_ok
+            else math.nan,
+            "segview_false_positive_rate_noise_le_5pct": float(np.mean(low_noise_neg))
+            if low_noise_neg else math.nan}
 
 
 def main() -> None:
@@ -198,6 +206,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/segview_extrap_compare"))
     ap.add_argument("--venv", type=Path, default=None, help="default: OUT/venv")
     ap.add_argument("--extrap-version", default="4.2.5")
+    ap.add_argument("--paper", action="store_true",
+                    help="also score segview's compat=paper rule against the truth")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse segview.json / extrap.json of a previous run in OUT")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     out = args.out
@@ -210,13 +222,21 @@ def main() -> None:
         write_text(d, path)
         files.append(path)
     (out / "truth.json").write_text(json.dumps(sets))
-    t = time.perf_counter()
-    ours = run_segview(files)
-    t_ours = time.perf_counter() - t
-    py = ensure_venv(args.venv or out / "venv", args.extrap_version)
-    t = time.perf_counter()
-    theirs = run_extrap(py, files, out)
-    t_theirs = time.perf_counter() - t
+    cached = args.reuse and (out / "segview.json").exists() and (out / "extrap.json").exists()
+    t_ours = t_theirs = math.nan
+    if cached:
+        ours = json.loads((out / "segview.json").read_text())
+        theirs = json.loads((out / "extrap.json").read_text())
+    else:
+        t = time.perf_counter()
+        ours = run_segview(files)
+        t_ours = time.perf_counter() - t
+        py = ensure_venv(args.venv or out / "venv", args.extrap_version)
+        t = time.perf_counter()
+        theirs = run_extrap(py, files, out)
+        t_theirs = time.perf_counter() - t
+        (out / "segview.json").write_text(json.dumps(ours))
+        (out / "extrap.json").write_text(json.dumps(theirs))
     summary = compare(sets, ours, theirs)
     summary.update(segview_seconds=t_ours, extrap_seconds=t_theirs)
     disagree = [(d["id"], a, b) for d, a, b in zip(sets, ours, theirs)
@@ -224,6 +244,13 @@ def main() -> None:
                     a["segmented"] and a["change_x"] != b["change_x"]))]
     (out / "disagreements.json").write_text(json.dumps(disagree, indent=1))
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    if args.paper:
+        paper = run_segview(files, "paper")
+        pap = compare(sets, paper, paper)
+        summary.update({f"paper_rule_{k}": pap[k] for k in (
+            "segview_accuracy_segmented_flag", "segview_change_point_correct_of_true_segmented",
+            "segview_change_point_correct_given_detected",
+            "segview_false_positive_rate_noise_le_5pct")})
     for k, v in summary.items():
         print(f"{k:>50}: {v:.4f}" if isinstance(v, float) and not math.isnan(v) else f"{k:>50}: {v}")
 

@@ -253,3 +253,34 @@ def test_constant_run_is_isolated_with_floor():
 def test_too_short_series():
     with pytest.raises(InputError):
         segview.detect(np.arange(9.0), "autoparm")
+
+
+# spec §12.2, every seed of D1 and D2: (1-based piece starts, orders, CL)
+D1_ALL = """0:503,772/122/969.250 1:490,772/122/1004.258 2:513,727/122/1005.966 3:527,774/122/989.850
+4:502,766/122/1040.010 5:508,763/122/974.893 6:521,770/122/989.461 7:518,770/122/976.398
+8:511,770/122/989.500 9:523,770/122/990.851 10:517,770/122/1019.804 11:518,765/122/1015.709
+12:505,774/122/1015.366 13:503,757/122/981.870 14:485,774/122/974.598 15:513,769/122/946.313
+16:513,769/122/973.786 17:516,773/122/988.613 18:509,766/122/1017.172 19:514,770/122/989.878"""
+D2_ALL = """0:391,597/222/978.724 1:328,644/222/1006.244 2:506/22/1014.831 3:527/22/990.804
+4:616/22/1035.169 5:11,576/022/1006.531 6:450/22/996.252 7:503/22/970.125 8:374,563/222/986.367
+9:523/22/994.342 10:488/22/1028.622 11:448,673/222/1021.535 12:442,628/222/1024.977
+13:368,878/222/997.299 14:348,653/222/966.963 15:419,695/222/951.780 16:544/22/978.484
+17:472,755/222/990.633 18:412,746/222/1019.429 19:246,586/222/991.163"""
+
+
+def _table(text):
+    for item in text.split():
+        seed, rest = item.split(":")
+        starts, orders, cl = rest.split("/")
+        yield int(seed), [int(v) for v in starts.split(",")], [int(c) for c in orders], float(cl)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["D1", "D2"])
+def test_all_seeds_of_d1_d2(case):
+    make = (lambda s: piecewise_ar(D1, 1024, s)) if case == "D1" else (lambda s: d2(1024, s))
+    for seed, starts, orders, cl in _table(D1_ALL if case == "D1" else D2_ALL):
+        r = segview.detect(make(seed), "autoparm")
+        assert [c + 1 for c in r.change_points] == starts, seed
+        assert r.stats["orders"] == orders, seed
+        assert r.stats["code_length"] == pytest.approx(cl, abs=5e-4), seed

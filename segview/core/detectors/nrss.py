@@ -1,7 +1,7 @@
 """nRSS segmentation detector: Extra-P's "Segmented" modeler.
 
-Paper: Ilyas, Calotoiu, Wolf et al., "Automatic detection of segmented behaviour in performance models"
-(seed 000): sliding subsets of 5 points, a PMNF model per subset, the normalised residual sum of
+Paper: seed 000 (Ilyas, Calotoiu & Wolf, "Off-road performance modeling - how to deal with segmented
+data", Euro-Par 2017): sliding subsets of 5 points, a PMNF model per subset, the normalised residual sum of
 squares (nRSS) and the relative nRSS, a 0/1 heterogeneity pattern and a change rule. Reference
 behaviour: Extra-P 4.2.5 ``SegmentedModeler`` (spec ``shared/spec/nrss.md``), reimplemented here.
 
@@ -313,8 +313,9 @@ SPEC = register(DetectorSpec(
     min_length=1,
     affine_invariant=False,
     needs_x=True,
-    citation="Ilyas, Calotoiu, Wolf: Automatic detection of segmented behaviour in performance "
-             "models; reference implementation Extra-P 4.2.5 SegmentedModeler",
+    citation="Ilyas, Calotoiu & Wolf: Off-road performance modeling - how to deal with segmented "
+             "data (Euro-Par 2017, seed 000); reference implementation Extra-P 4.2.5 "
+             "SegmentedModeler",
     description="Sliding 5-point PMNF fits; the normalised RSS and its relative jump locate where "
                 "the performance behaviour changes with the parameter.",
 ))
