@@ -7,11 +7,16 @@ A GUI drives it like this::
     s = AnnotationSession.open(store, "jmh-2026")
     judge = s.judge("alice", create=True)   # seeded, recorded shuffled order
     order = s.order(judge)                  # items in this judge's order
-    pos = s.resume_position(judge)          # first item the judge has not labelled yet
+    plan = s.plan(judge)                    # order + hidden calibration repeats (Step.repeat)
+    pos = s.resume_position(judge)          # first step of the plan not labelled yet
+    s.visit(judge, series_id)               # opened a series (audit, last_visited)
     s.record(judge, item.series_id, steady=True, onset=812)   # committed at once
+    s.record(judge, sid, steady=False, repeat=True)           # a calibration repeat
     s.undo(judge); s.redo(judge)            # appended to the history, nothing deleted
     s.progress()                            # {judge name: (labelled, total)}
     s.visible_labels(judge, series_id)      # {} in blind mode unless review=True
+    s.adjudicate(chief, series_id, steady=True, onset=800)    # beside the judges' labels
+    s.aggregate()                           # GroundTruth per series, session settings
 
 Labels are :class:`Label` objects; ``None`` means "not annotated yet", while a label with
 ``steady=False`` (or an empty change-point list) means "looked, no onset / no change point".
@@ -97,6 +102,7 @@ class AnnotationSession:
         self.created_at: float = row.created_at
         self.tool_version: str = row.tool_version
         self._items: list[Item] | None = None
+        self._by_id: dict[str, Item] | None = None
 
     # ----- creation ---------------------------------------------------------------------------
     @classmethod
@@ -147,10 +153,12 @@ class AnnotationSession:
         return self._items
 
     def item(self, series_id: str) -> Item:
-        for it in self.items():
-            if it.series_id == series_id:
-                return it
-        raise InputError(series_id, f"not a series of session {self.name!r}")
+        if self._by_id is None:
+            self._by_id = {it.series_id: it for it in self.items()}
+        try:
+            return self._by_id[series_id]
+        except KeyError:
+            raise InputError(series_id, f"not a series of session {self.name!r}") from None
 
     def series(self, series_id: str) -> Series:
         """The stored series (values checked against the content hash)."""
