@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 from typing import Any
 
 from ..core.annotation import agreement
-from ..core.annotation.aggregate import RULES, TIE_POLICIES, aggregate
+from ..core.annotation.aggregate import RULES, TIE_POLICIES, aggregate, aggregate_change_points
 from ..core.annotation.tables import read_judgments_csv, write_ground_truth_csv
-from ..core.errors import ParameterError
+from ..core.errors import DataFormatError, ParameterError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tie", choices=TIE_POLICIES, default="disputed",
                    help="what an exact steadiness tie becomes (default: disputed, left for "
                         "adjudication)")
+    p.add_argument("--change-points", action="store_true",
+                   help="change-point protocol: the table has a change_points column (indices "
+                        "separated by spaces); write series_id,change_points,n_judges with the "
+                        "consensus of the pooled points (DBSCAN, --eps, --min-samples judges)")
     p.add_argument("--stats", action="store_true",
                    help="print agreement statistics (Fleiss' kappa, onset spread, judge bias) "
                         "as JSON")
@@ -42,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     if args.min_samples is not None and args.min_samples < 1:
         raise ParameterError("min-samples", f"must be >= 1, got {args.min_samples}")
     rows = read_judgments_csv(args.judgments)
+    if args.change_points:
+        return _change_points(args, rows)
     results = aggregate([(r.series_id, r.judge, r.steady, r.index) for r in rows], rule=args.rule,
                         eps=args.eps, min_samples=args.min_samples, tie=args.tie)
     write_ground_truth_csv(args.out, results)
@@ -57,6 +64,23 @@ def run(args: argparse.Namespace) -> int:
             votes.setdefault(r.series_id, {})[r.judge] = r.steady
         stats = agreement.summary(results, votes)
         print(json.dumps(json_clean(stats), indent=2))
+    return 0
+
+
+def _change_points(args: argparse.Namespace, rows: list) -> int:
+    missing = [r.line for r in rows if r.change_points is None]
+    if missing:
+        raise DataFormatError(args.judgments, "--change-points needs a change_points column")
+    per: dict[str, dict[str, tuple[int, ...]]] = {}
+    for r in rows:
+        per.setdefault(r.series_id, {})[r.judge] = r.change_points
+    with open(args.out, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["series_id", "change_points", "n_judges"])
+        for sid, labs in per.items():
+            cps = aggregate_change_points(labs, eps=args.eps, min_judges=args.min_samples)
+            w.writerow([sid, " ".join(map(str, cps)), len(labs)])
+    print(f"{len(per)} series: consensus change points, eps {args.eps:g} -> {args.out}")
     return 0
 
 

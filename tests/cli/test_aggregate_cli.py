@@ -190,3 +190,33 @@ def test_session_aggregate_stats_and_eps_frac(tmp_path, capsys):
     assert _read(gt)["s0"]["eps"] == "12"
     assert {r["series_id"] for r in stats["review"]} == {"s0", "s1"}
     assert stats["methods"]["scattered"] == 1
+
+
+def test_judge_order_is_first_appearance(tmp_path):
+    # the same labels, judges listed in reverse: the code rule's four-judge pick follows that order
+    vals = dict(zip(JUDGES, (40, 30, 20, 10, 2000)))
+    rows = [("s", j, 1, vals[j]) for j in reversed(JUDGES)]
+    src = _write(tmp_path / "j.csv", rows)
+    out = tmp_path / "gt.csv"
+    assert main(["aggregate", str(src), "--out", str(out), "--rule", "reference"]) == 0
+    assert _read(out)["s"]["reference_index"] == "30"  # order e,d,c,b,a = 2000,10,20,30,40
+    rows = [("s", j, 1, vals[j]) for j in JUDGES]
+    assert main(["aggregate", str(_write(src, rows)), "--out", str(out), "--rule",
+                 "reference"]) == 0
+    assert _read(out)["s"]["reference_index"] == "20"
+
+
+def test_change_point_consensus_cli(tmp_path, capsys):
+    rows = [("s", "a", 1, "", "100 500"), ("s", "b", 1, "", "110"), ("s", "c", 1, "", ""),
+            ("s", "d", 1, "", "95 505")]
+    src = _write(tmp_path / "cp.csv", rows,
+                 header=("series_id", "judge", "steady", "index", "change_points"))
+    out = tmp_path / "cp_out.csv"
+    assert main(["aggregate", str(src), "--out", str(out), "--change-points"]) == 0
+    assert _read(out)["s"] == {"series_id": "s", "change_points": "100", "n_judges": "4"}
+    assert main(["aggregate", str(src), "--out", str(out), "--change-points",
+                 "--min-samples", "2"]) == 0
+    assert _read(out)["s"]["change_points"] == "100 505"
+    plain = _write(tmp_path / "plain.csv", [("s", "a", 1, 5)])
+    assert main(["aggregate", str(plain), "--out", str(out), "--change-points"]) == 2
+    assert "change_points column" in capsys.readouterr().err

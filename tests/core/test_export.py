@@ -181,7 +181,8 @@ def test_jmh_session_exports_the_published_labels(tmp_path, jmh_labels, jmh_seri
     labels imported, aggregated with the reference rule and exported: the exported labels table
     carries labels.csv's steady flag, judges' onsets, jagt_index and jagt_clustered."""
     ids = sorted(jmh_labels)
-    s = AnnotationSession.create(Store(tmp_path / "jmh.sqlite"), "jmh", [jmh_series[i] for i in ids],
+    s = AnnotationSession.create(Store(tmp_path / "jmh.sqlite"), "jmh",
+                                 [jmh_series[i] for i in ids],
                                  settings={"rule": "reference"})
     judges = {j: s.judge(j, create=True) for j in "abcde"}
     s.record_many([(judges[j], sid, {"steady": bool(r.steady),

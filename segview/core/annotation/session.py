@@ -273,7 +273,8 @@ class AnnotationSession:
             self.store.lock_judge(conn, judge.id)
             return self.store.append_event(
                 conn, session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
-                repeat=int(repeat), steady=steady, onset=None if onset is None else int(onset), change_points=cps,
+                repeat=int(repeat), steady=steady, onset=None if onset is None else int(onset),
+                change_points=cps,
                 confidence=confidence, note=note, tool_version=__version__)
 
     def _check_repeat(self, judge: Judge, it: Item, repeat: bool) -> None:
