@@ -221,7 +221,7 @@ class Store:
         self.url = normalise_url(db)
         try:
             if self.url.startswith("sqlite"):
-                path = self.url.split("sqlite:///", 1)[-1]
+                path = self.url[len("sqlite:///"):] if self.url.startswith("sqlite:///") else ""
                 if path and path != ":memory:":
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
                 self.engine = _sqlite_engine(self.url)
