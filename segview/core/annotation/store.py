@@ -229,8 +229,10 @@ class Store:
                 self.engine = create_engine(self.url, pool_pre_ping=True)
             self._init_schema(create)
         except (ArgumentError, SQLAlchemyError, ImportError) as err:
+            hint = ("; PostgreSQL needs the driver: pip install 'psycopg[binary]'"
+                    if isinstance(err, ImportError) and "psycopg" in str(err) else "")
             raise RecoverableError(f"annotation database {self.display_url}: cannot be opened "
-                                   f"({err.__class__.__name__}: {str(err).splitlines()[0]})"
+                                   f"({err.__class__.__name__}: {str(err).splitlines()[0]}){hint}"
                                    ) from err
 
     @property
