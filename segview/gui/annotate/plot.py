@@ -23,7 +23,8 @@ SERIES_PEN = "#3a3a3a"
 ONSET_COLOR = "#0072B2"
 CP_COLOR = "#D55E00"
 STEADY_FILL = (0, 114, 178, 28)
-HIT_PIXELS = 6.0  # a click this close to a change-point line grabs it instead of adding one
+HIT_PIXELS = 6.0
+SAMPLE_DOTS_BELOW = 400  # samples in view  # a click this close to a change-point line grabs it instead of adding one
 
 
 class AnnotationPlot(pg.PlotWidget):
@@ -44,6 +45,9 @@ class AnnotationPlot(pg.PlotWidget):
         self.curve.setDownsampling(auto=True, method="peak")
         self.curve.setClipToView(True)
         self.plotItem.addItem(self.curve)
+        self.plotItem.setAutoVisible(y=True)  # y fits the samples in view when zoomed in x
+        self.plotItem.getViewBox().sigXRangeChanged.connect(self._on_x_range)
+        self._symbols = False
         self.values = np.empty(0)
         self.protocol = "steady_state"
         # onset line, its steady region and the snapped-sample dot
@@ -87,15 +91,29 @@ class AnnotationPlot(pg.PlotWidget):
         self.clear_overlays()
         self.reset_view()
 
+    def _on_x_range(self, _vb: object, rng: tuple[float, float]) -> None:
+        """Show the individual samples as dots once few enough are in view (precise clicks)."""
+        want = (rng[1] - rng[0]) <= SAMPLE_DOTS_BELOW
+        if want != self._symbols:
+            self._symbols = want
+            if want:
+                self.curve.setSymbol("o")
+                self.curve.setSymbolSize(4)
+                self.curve.setSymbolPen(None)
+                self.curve.setSymbolBrush(pg.mkBrush(SERIES_PEN))
+            else:
+                self.curve.setSymbol(None)
+
     @property
     def n(self) -> int:
         return len(self.values)
 
     def reset_view(self) -> None:
-        """Fit the whole series (the R key); x auto-range off afterwards so clip-to-view works."""
+        """Fit the whole series (the R key); then x auto-range off (clip-to-view works) and y
+        auto-range on, fitted to the samples in view."""
         self.plotItem.enableAutoRange(x=True, y=True)
         self.plotItem.autoRange()
-        self.plotItem.enableAutoRange(x=False)
+        self.plotItem.enableAutoRange(x=False, y=True)
 
     def snap(self, x: float) -> int:
         """The nearest sample index to plot coordinate ``x`` (clipped to the series)."""
@@ -149,11 +167,13 @@ class AnnotationPlot(pg.PlotWidget):
         self.cp_lines = []
         if self.protocol != "change_points":
             return
-        for c in sorted(set(int(c) for c in cps)):
+        for k, c in enumerate(sorted(set(int(c) for c in cps))):
+            # labels right of their line, staggered so that close change points stay readable
             ln = pg.InfiniteLine(pos=c, angle=90, movable=True, pen=pg.mkPen(CP_COLOR, width=2),
                                  hoverPen=pg.mkPen(CP_COLOR, width=4), label=str(c),
-                                 labelOpts={"position": 0.96, "color": CP_COLOR,
-                                            "fill": (255, 255, 255, 220)})
+                                 labelOpts={"position": 0.96 - 0.05 * (k % 3), "color": CP_COLOR,
+                                            "fill": (255, 255, 255, 220),
+                                            "anchors": [(0, 0), (0, 0)]})
             ln.setBounds((1, max(self.n - 1, 1)))
             ln.setZValue(40)
             ln.sigPositionChanged.connect(self._on_cp_dragging)
@@ -245,7 +265,49 @@ class AnnotationPlot(pg.PlotWidget):
                                  pen=pg.mkPen(QColor(color), width=1.5, style=style),
                                  label=label if k == 0 else None,
                                  labelOpts={"position": position, "color": color,
-                                            "fill": (255, 255, 255, 210)})
+                                            "fill": (255, 255, 255, 210),
+                                            "anchors": [(0, 0), (0, 0)]})
             ln.setZValue(20)
             self.plotItem.addItem(ln, ignoreBounds=True)
             self.overlays.append(ln)
+
+
+class OverviewStrip(pg.PlotWidget):
+    """The whole series, small, with the main plot's visible x range as a draggable region."""
+
+    def __init__(self, main: AnnotationPlot, parent: object = None) -> None:
+        super().__init__(parent, background="w")
+        self.main = main
+        self.setFixedHeight(70)
+        self.plotItem.hideAxis("bottom")
+        left = self.plotItem.getAxis("left")  # same width as the main plot's axis: x aligned
+        left.setWidth(64)
+        left.setStyle(showValues=False, tickLength=0)
+        left.setPen(pg.mkPen(None))
+        self.plotItem.setMenuEnabled(False)
+        self.plotItem.setMouseEnabled(x=False, y=False)
+        self.plotItem.hideButtons()
+        self.curve = pg.PlotDataItem(pen=pg.mkPen("#777777", width=1))
+        self.curve.setDownsampling(auto=True, method="peak")
+        self.plotItem.addItem(self.curve)
+        self.region = pg.LinearRegionItem(brush=pg.mkBrush(0, 114, 178, 40),
+                                          pen=pg.mkPen(ONSET_COLOR, width=1))
+        self.region.setZValue(10)
+        self.plotItem.addItem(self.region, ignoreBounds=True)
+        self.region.sigRegionChanged.connect(self._on_region)
+        main.plotItem.getViewBox().sigXRangeChanged.connect(self._on_main_range)
+
+    def set_values(self, values: np.ndarray) -> None:
+        self.curve.setData(np.arange(len(values), dtype=np.float64), values, skipFiniteCheck=True)
+        self.plotItem.autoRange(padding=0.02)
+        self._on_main_range(None, self.main.plotItem.getViewBox().viewRange()[0])
+
+    def _on_region(self, region: pg.LinearRegionItem) -> None:
+        lo, hi = region.getRegion()
+        if hi > lo:
+            self.main.plotItem.setXRange(lo, hi, padding=0)
+
+    def _on_main_range(self, _vb: object, rng: tuple[float, float]) -> None:
+        self.region.blockSignals(True)
+        self.region.setRegion(tuple(rng))
+        self.region.blockSignals(False)

@@ -53,6 +53,7 @@ class ReviewPanel(QWidget):
         self.window = window
         self.runner = None
         self.results: dict[str, DetectionResult] = {}
+        self.consensus: dict[str, object] = {}
         self.colors: dict[str, str] = {}
         lay = QVBoxLayout(self)
         self.summary = QLabel()
@@ -154,11 +155,14 @@ class ReviewPanel(QWidget):
                 stats = agreement.summary(results, votes) if results else {}
                 rows = [(d.series_id, f"[{d.severity}] " + "; ".join(d.reasons))
                         for d in agreement.disagreements(results)]
+                self.consensus = {g.series_id: g for g in results}
                 kappa = stats.get("fleiss_kappa")
                 self.summary.setText(
                     f"{len(results)} series aggregated ({s.settings['rule']} rule, eps "
-                    f"{s.settings['eps']:g})" + (f"; Fleiss' κ = {kappa:.3f}"
-                                                 if isinstance(kappa, float) and kappa == kappa else ""))
+                    f"{s.settings['eps']:g})" + (
+                        f"; Fleiss' κ = {kappa:.3f} over {stats.get('kappa_series')} series "
+                        f"rated by all {stats.get('kappa_raters')} judges"
+                        if isinstance(kappa, float) and kappa == kappa else ""))
             else:
                 rows = cp_disagreements(s.all_labels())
                 self.summary.setText(f"{len(s.all_labels())} series labelled by someone")
@@ -173,6 +177,18 @@ class ReviewPanel(QWidget):
             self.disagreements.addItem("(none)")
         self.accept_button.setEnabled(self.window.judge.role == "adjudicator"
                                       and s.protocol == "steady_state")
+
+    def _select_current(self) -> None:
+        sid = self.window.series_id
+        for k in range(self.disagreements.count()):
+            it = self.disagreements.item(k)
+            if it.data(Qt.ItemDataRole.UserRole) == sid:
+                self.disagreements.blockSignals(True)
+                self.disagreements.setCurrentItem(it)
+                self.disagreements.scrollToItem(it)
+                self.disagreements.blockSignals(False)
+                return
+        self.disagreements.clearSelection()
 
     def _on_item(self, item: QListWidgetItem) -> None:
         sid = item.data(Qt.ItemDataRole.UserRole)
@@ -201,7 +217,21 @@ class ReviewPanel(QWidget):
             tag = " (adjudicator's decision)" if role == "adjudicator" else ""
             lines.append(f"<span style='color:{self.colors[name]}'>■</span> <b>{name}</b>{tag}: "
                          f"{describe(lab, w.session.protocol)}")
+        gt = self.consensus.get(w.series_id)
+        if gt is not None:
+            if gt.steady is None:
+                verdict = "tied vote (disputed): needs a decision"
+            elif not gt.steady:
+                verdict = f"unsteady ({gt.votes_steady} of {gt.votes_total} say steady)"
+            elif gt.reference_index is None:
+                verdict = "steady, no onset given"
+            else:
+                how = (f"cluster of {gt.cluster_size}: {', '.join(gt.agreeing_judges)}"
+                       if gt.clustered else gt.method)
+                verdict = f"steady from sample {gt.reference_index} ({how})"
+            lines.append(f"<br><b>Consensus</b>: {verdict}")
         self.others.setText("<br>".join(lines) or "no other labels yet")
+        self._select_current()
         self._draw()
 
     def _draw(self) -> None:
@@ -234,3 +264,4 @@ class ReviewPanel(QWidget):
             return
         w._record(steady=bool(gt.steady), onset=gt.reference_index if gt.steady else None)
         self.refresh()
+        self.refresh_labels()

@@ -164,8 +164,13 @@ class SessionDialog(QDialog):
             self.new_radio.setChecked(True)
 
     def _show_paths(self) -> None:
-        self.data_label.setText(", ".join(self.paths) if self.paths else
-                                "none (needed only for a new session)")
+        from pathlib import Path
+
+        names = [Path(p).name for p in self.paths]
+        text = (f"{len(names)} file(s): " + ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+                if names else "none (needed only for a new session)")
+        self.data_label.setText(text)
+        self.data_label.setToolTip("\n".join(self.paths))
 
     # ------------------------------------------------------------------ result
     def choice(self) -> SessionChoice:

@@ -28,7 +28,7 @@ from ...core.annotation.session import AnnotationSession, Item, Judge, Label
 from ...core.annotation.store import Store
 from ...core.errors import DataFormatError, RecoverableError
 from ...core.model import Series
-from .plot import AnnotationPlot
+from .plot import AnnotationPlot, OverviewStrip
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,8 @@ KEYS_HELP = {
     "change_points": "click: add change point · drag: move · Delete/right click: remove nearest · "
                      "E none · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view",
 }
+
+LABEL_COLORS = {"none": "#7a7a7a", "unsteady": "#b3261e", "done": "#0b6e4f"}
 
 
 def describe(label: Label | None, protocol: str, values: np.ndarray | None = None) -> str:
@@ -111,6 +113,9 @@ class AnnotationWindow(QMainWindow):
         self.plot.change_points_edited.connect(self.set_change_points)
         self.plot.cursor_moved.connect(lambda text: self.cursor_label.setText(text))
         lay.addWidget(self.plot, 1)
+        self.overview = OverviewStrip(self.plot, central)
+        self.overview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        lay.addWidget(self.overview)
         self.keys = QLabel()
         self.keys.setStyleSheet("color: #555")
         lay.addWidget(self.keys)
@@ -278,6 +283,7 @@ class AnnotationWindow(QMainWindow):
             return
         self.current = series
         self.plot.set_series(series.values, self.session.protocol)
+        self.overview.set_values(series.values)
         self._show_label()
         if self.review_mode and self.review is not None:
             self.review.show_series(series)
@@ -339,6 +345,9 @@ class AnnotationWindow(QMainWindow):
         who = "Your decision" if self.judge is not None and self.judge.role == "adjudicator" \
             else "Your label"
         self.label_line.setText(f"{who}: {describe(lab, self.session.protocol, vals)}")
+        color = LABEL_COLORS["none" if lab is None else "unsteady" if (
+            self.session.protocol == "steady_state" and not lab.steady) else "done"]
+        self.label_line.setStyleSheet(f"font-size: 13px; font-weight: 600; color: {color}")
         self.progress.setText(f"{len(self.labels)} / {len(self.order)} labelled")
         if self.session.protocol == "steady_state":
             self.plot.set_onset(lab.onset if lab is not None and lab.steady else None)
@@ -373,6 +382,7 @@ class AnnotationWindow(QMainWindow):
             self.show_error(f"Cannot read the labels: {err}")
         self._show_label()
         if self.review_mode and self.review is not None:
+            self.review.refresh()
             self.review.refresh_labels()
 
     def _protocol(self, protocol: str) -> bool:
@@ -475,6 +485,9 @@ class AnnotationWindow(QMainWindow):
                 self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.review_dock)
             self.review_dock.show()
             self.review.refresh()
+            self.status("Review mode: other judges' labels and detector overlays are shown"
+                        + ("; your labels are stored as adjudications, beside the judges'"
+                           if self.judge.role == "adjudicator" else ""))
             if self.current is not None:
                 self.review.show_series(self.current)
         else:
