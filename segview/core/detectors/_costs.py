@@ -14,6 +14,10 @@ Costs (``kind`` codes, usable inside numba kernels):
   ``mll_meanvar`` of that package, so CP-SSD's emulation can use it.
 
 ``mbic`` adds ``ln(m)`` to each segment's cost (R ``changepoint``'s MBIC, spec §2).
+
+Note for developers: numba's on-disk cache does not track calls into other modules, and
+:func:`segment_cost` is inlined into the kernels. After editing it, delete the kernels' cache files
+(``__pycache__/*.nbi``/``*.nbc`` of the importing modules) or their results stay stale.
 """
 from __future__ import annotations
 
