@@ -285,8 +285,7 @@ class MainWindow(QMainWindow):
         self.series_plot.set_reference(ref, "reference" if ref is not None else "")
         for lane in self.lanes.values():
             lane.clear()
-        self.tracks.clear()
-        self._relayout()
+        self.tracks.blank()
         i = self.series.index(s)
         steady = "" if lab is None or lab.steady is None else (
             f", labelled steady from {lab.jagt_index}" if lab.steady else ", labelled never steady")

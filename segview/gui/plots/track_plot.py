@@ -78,6 +78,11 @@ class TrackStack:
     def clear(self) -> None:
         self._views.clear()
 
+    def blank(self) -> None:
+        """Empty every curve but keep the plots (creating PlotItems is the expensive part)."""
+        for v in self._views.values():
+            v.curve.setData([], [])
+
     def _make_view(self, method: str, t: Track, color: str, label: str) -> TrackView:
         plot = pg.PlotItem()
         plot.setMenuEnabled(False)
