@@ -192,3 +192,16 @@ def test_mm1_power_does_not_fall_with_shift():  # spec §10.3, N=1000, rho=.2, f
         accept.append(1 - np.mean(runs))
     assert all(b <= a + 0.05 for a, b in zip(accept, accept[1:])), accept
     assert accept[0] > 0.7 and accept[1] < 0.2  # reference: .86, .02, .01, .01
+
+
+@pytest.mark.parametrize("phi", [.2, .5, .8])
+@pytest.mark.parametrize("n", [100, 1000])
+def test_size_with_monte_carlo_at_true_phi(phi, n):  # spec §10.1 second bullet
+    tc = fisher.monte_carlo_tc(n, phi, 0.05, 4000, 1, seed=1)
+    x = _ar1_batch(np.random.default_rng([77, n, int(phi * 10)]), 2000, n, phi)
+    rejects = 0
+    for row in x:
+        S, Q = _prefix(row)
+        d_p, d_q, _ = two_partition(S, Q, 0, n, 1)
+        rejects += d_p / d_q > tc
+    assert abs(rejects / 2000 - 0.05) <= 0.02
