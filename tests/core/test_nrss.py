@@ -288,3 +288,10 @@ def test_median_measure_uses_loaded_repetitions(file5):
     assert mean.stats["models"] == ["4.07333"]
     assert not median.stats["segmented"]
     assert median.stats["models"] == ["4.04444"]
+
+
+def test_zero_training_mean_does_not_crash():
+    # constant zero subsets: nRSS is NaN (mean 0), as in Extra-P; NaN never sets the pattern
+    r = segview.detect(np.zeros(12), "nrss")
+    assert not r.stats["segmented"] and r.stats["models"] == ["0"]
+    assert np.all(np.isnan(r.stats["nrss"])) and r.stats["pattern"] == "0" * 8

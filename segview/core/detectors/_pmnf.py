@@ -156,7 +156,7 @@ def _score_candidate(x: NDArray[np.float64], y: NDArray[np.float64], t: NDArray[
             pred = c0 + c1 * t[k]
             d = pred - y[k]
             press += d * d
-            nrss += math.sqrt(press) / float(np.mean(ytr)) / n if press == press else math.nan
+            nrss += float(np.sqrt(press) / np.mean(ytr)) / n  # numpy: x/0 -> inf or nan
             den = abs(y[k]) + abs(pred)
             if den > 0:
                 smape += 100.0 * 2 * abs(d) / den / n
