@@ -32,11 +32,13 @@ class BootstrapTest:
     different: bool
 
 
-def streams_for_test(seed: int, test_number: int) -> tuple[np.random.Generator, np.random.Generator]:
+def streams_for_test(seed: int, test_number: int
+                     ) -> tuple[np.random.Generator, np.random.Generator]:
     """The two generators (final segment, compared segment) of test ``test_number``."""
     ss = np.random.SeedSequence(seed, spawn_key=(test_number,))
     child_l, child_g = ss.spawn(2)
-    return np.random.Generator(np.random.PCG64(child_l)), np.random.Generator(np.random.PCG64(child_g))
+    return (np.random.Generator(np.random.PCG64(child_l)),
+            np.random.Generator(np.random.PCG64(child_g)))
 
 
 def _resampled_means(seg: NDArray[np.float64], rng: np.random.Generator, resamples: int,
