@@ -13,7 +13,7 @@ from importlib import import_module
 from .. import __version__
 from ..core.errors import RecoverableError
 
-COMMANDS: tuple[str, ...] = ("gui", "detect", "methods", "aggregate", "evaluate", "sensitivity", "tune", "annotate")
+COMMANDS: tuple[str, ...] = ("gui", "detect", "methods", "aggregate", "evaluate", "session", "sensitivity", "tune", "annotate")
 
 
 def build_parser() -> argparse.ArgumentParser:
