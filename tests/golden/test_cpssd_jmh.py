@@ -80,3 +80,15 @@ def test_prepared_stage_reuse_matches_full_run(jmh_series):
     full = segview.detect(values, "cpssd", bootstrap_resamples=500)
     assert again.steady_start == full.steady_start
     assert np.array_equal(again.change_points, full.change_points)
+
+
+@pytest.mark.parametrize("n", [1000, 600, 400, 250, 100, 10, 4, 3])
+def test_prefixes_of_a_real_series_run(n, jmh_series):
+    # spec §10: every step uses its own n / N; threshold N - 501, nothing steady for N <= 500
+    values = jmh_series["s0002"].values[:n]
+    res = segview.detect(values, "cpssd", bootstrap_resamples=200)
+    assert np.all((res.change_points > 0) & (res.change_points < n))
+    if n <= 500:
+        assert res.steady_start is None
+    elif res.steady_start is not None:
+        assert res.steady_start <= n - 501
