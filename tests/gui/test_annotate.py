@@ -47,6 +47,11 @@ def stored_labels(db: str, session: str, judge: str) -> dict:
         return s.labels(s.judge(judge))
 
 
+def n_history(db: str) -> int:
+    with Store(db) as store:
+        return len(AnnotationSession.open(store, "steady").history())
+
+
 def make_window(qtbot) -> AnnotationWindow:
     w = AnnotationWindow()
     qtbot.addWidget(w)
@@ -352,3 +357,42 @@ def test_session_dialog_reports_a_bad_database_and_lists_sessions(qtbot, db, tmp
     dlg.judge_combo.setEditText("gus")
     c = dlg.choice()
     assert (c.db, c.session, c.judge, c.create) == (db, "steady", "gus", False)
+
+
+def test_onset_drag_confidence_and_clear(qtbot, db):
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "hana")
+    sid = w.series_id
+    lab = lambda: stored_labels(db, "steady", "hana").get(sid)  # noqa: E731
+    key(qtbot, w, Qt.Key.Key_Right)  # nothing to nudge yet: nothing stored
+    assert lab() is None
+    key(qtbot, w, Qt.Key.Key_S)  # steady, onset still to click
+    assert (lab().steady, lab().onset) == (True, None)
+    with qtbot.waitSignal(w.saved):
+        click_at(w, 150)
+    # drag the onset line from 150 to about 260: one new label, on release, snapped
+    y = float(np.median(w.plot.values))
+    a, b = w.plot.view_to_widget(150, y), w.plot.view_to_widget(260, y)
+    vp = w.plot.viewport()
+    n_events = n_history(db)
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     QPoint(round(a.x()), round(a.y())))
+    for f in np.linspace(0, 1, 8)[1:]:
+        QTest.mouseMove(vp, QPoint(round(a.x() + f * (b.x() - a.x())), round(a.y())))
+    assert n_history(db) == n_events  # not yet
+    with qtbot.waitSignal(w.saved):
+        QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                           QPoint(round(b.x()), round(b.y())))
+    assert n_history(db) == n_events + 1
+    dragged = lab().onset
+    assert abs(dragged - 260) <= 2 and w.plot.onset == dragged
+    assert float(w.plot.onset_line.value()) == dragged  # the line sits on a sample
+    key(qtbot, w, Qt.Key.Key_3)
+    assert lab().confidence == 1.0 and lab().onset == dragged
+    key(qtbot, w, Qt.Key.Key_Left)  # a correction keeps the confidence
+    assert (lab().onset, lab().confidence) == (dragged - 1, 1.0)
+    assert "confidence high" in w.label_line.text()
+    key(qtbot, w, Qt.Key.Key_Backspace)
+    assert lab() is None and "not labelled yet" in w.label_line.text()
+    key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert (lab().onset, lab().confidence) == (dragged - 1, 1.0)

@@ -62,6 +62,7 @@ class ReviewPanel(QWidget):
         lay.addWidget(QLabel("<b>Disagreements</b> (click to open)"))
         self.disagreements = QListWidget()
         self.disagreements.setWordWrap(True)
+        self.disagreements.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the window
         self.setMinimumWidth(340)
         self.disagreements.itemActivated.connect(self._on_item)
         self.disagreements.itemClicked.connect(self._on_item)
@@ -75,6 +76,7 @@ class ReviewPanel(QWidget):
         lay.addWidget(QLabel("<b>Detector overlays</b>"))
         self.detectors = QListWidget()
         self.detectors.setMaximumHeight(120)
+        self.detectors.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.detectors.itemChanged.connect(lambda _it: self._request_detectors())
         lay.addWidget(self.detectors)
         row = QHBoxLayout()

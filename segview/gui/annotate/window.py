@@ -33,12 +33,16 @@ from .plot import AnnotationPlot, OverviewStrip
 log = logging.getLogger(__name__)
 
 KEYS_HELP = {
-    "steady_state": "S steady · U unsteady · click: onset · ←/→ nudge (Shift ×10) · N/P next/previous"
-                    " · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view · wheel/drag: zoom/pan",
+    "steady_state": "S steady · U unsteady · click: onset · ←/→ nudge (Shift ×10) · 1/2/3 confidence"
+                    " · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view"
+                    " · wheel/drag: zoom/pan",
     "change_points": "click: add change point · drag: move · Delete/right click: remove nearest · "
-                     "E none · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view",
+                     "E none · 1/2/3 confidence · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z "
+                     "undo/redo · R reset view",
 }
 
+CONFIDENCES = {"1": 1 / 3, "2": 2 / 3, "3": 1.0}  # keys 1..3: low, medium, high
+CONFIDENCE_NAMES = {1 / 3: "low", 2 / 3: "medium", 1.0: "high"}
 LABEL_COLORS = {"none": "#7a7a7a", "unsteady": "#b3261e", "done": "#0b6e4f"}
 
 
@@ -46,16 +50,19 @@ def describe(label: Label | None, protocol: str, values: np.ndarray | None = Non
     """A label in words (for the label line and the status line)."""
     if label is None:
         return "not labelled yet"
+    conf = "" if label.confidence is None else \
+        f" · confidence {CONFIDENCE_NAMES.get(label.confidence, f'{label.confidence:g}')}"
     if protocol == "change_points":
         cps = label.change_points or ()
         return (f"{len(cps)} change point(s): {', '.join(map(str, cps))}" if cps
-                else "no change points")
+                else "no change points") + conf
     if not label.steady:
-        return "unsteady (never reaches a steady state)"
+        return "unsteady (never reaches a steady state)" + conf
     if label.onset is None:
-        return "steady — click the first steady sample"
-    value = "" if values is None else f" (value {values[label.onset]:.6g})"
-    return f"steady from sample {label.onset}{value}"
+        return "steady — click the first steady sample" + conf
+    value = "" if values is None or label.onset >= len(values) else \
+        f" (value {values[label.onset]:.6g})"
+    return f"steady from sample {label.onset}{value}" + conf
 
 
 class AnnotationWindow(QMainWindow):
@@ -118,6 +125,7 @@ class AnnotationWindow(QMainWindow):
         lay.addWidget(self.overview)
         self.keys = QLabel()
         self.keys.setStyleSheet("color: #555")
+        self.keys.setWordWrap(True)
         lay.addWidget(self.keys)
         self.setCentralWidget(central)
         self.cursor_label = QLabel()
@@ -149,6 +157,10 @@ class AnnotationWindow(QMainWindow):
             self._act(lab, "Onset 10 samples right", lambda: self.nudge(+10), ["Shift+Right"]),
             self._act(lab, "Remove nearest change point", self.remove_change_point, ["Delete"]),
             self._act(lab, "No change points (looked)", self.mark_no_change_points, ["E"]),
+            self._act(lab, "&Clear (back to not labelled)", self.clear_label, ["Backspace"]),
+            *[self._act(lab, f"Confidence {CONFIDENCE_NAMES[v]}",
+                        lambda _=False, v=v: self.set_confidence(v), [k])
+              for k, v in CONFIDENCES.items()],
         ]
         lab.addSeparator()
         self.undo_action = self._act(lab, "&Undo", self.undo, ["Ctrl+Z"])
@@ -359,6 +371,9 @@ class AnnotationWindow(QMainWindow):
         """Commit a label of the current series; refresh from the store either way."""
         assert self.session is not None and self.judge is not None
         sid = self.series_id
+        prev = self.labels.get(sid)
+        if "confidence" not in label and prev is not None and prev.confidence is not None:
+            label["confidence"] = prev.confidence  # a correction keeps the stated confidence
         try:
             if self.judge.role == "adjudicator":
                 eid = self.session.adjudicate(self.judge, sid, **label)
@@ -427,6 +442,31 @@ class AnnotationWindow(QMainWindow):
     def mark_no_change_points(self) -> None:
         if self._protocol("change_points"):
             self._record(change_points=())
+
+    def set_confidence(self, value: float) -> None:
+        """Re-record the current label with a confidence (keys 1, 2, 3)."""
+        lab = self.labels.get(self.series_id) if self.session is not None else None
+        if lab is None:
+            self.status("Label the series first; 1 / 2 / 3 then set your confidence")
+            return
+        if self.session.protocol == "change_points":
+            self._record(change_points=lab.change_points or (), confidence=value, note=lab.note)
+        else:
+            self._record(steady=lab.steady, onset=lab.onset, confidence=value, note=lab.note)
+
+    def clear_label(self) -> None:
+        """Back to "not labelled" (a new history entry; Ctrl+Z brings the label back)."""
+        if self.session is None or self.series_id not in self.labels:
+            return
+        sid = self.series_id
+        try:
+            self.session.clear(self.judge, sid)
+        except (RecoverableError, SQLAlchemyError) as err:
+            self.show_error(f"Not saved: {err}")
+        self._refresh()
+        text = f"Saved {time.strftime('%H:%M:%S')}: {sid} cleared (not labelled)"
+        self.status(text)
+        self.saved.emit(text)
 
     def undo(self) -> None:
         self._undo_redo("undo")
