@@ -168,3 +168,12 @@ def test_bundled_sample_loads():
     from segview.core.resources import sample_dir
     ds = load(sample_dir())
     assert len(ds) == 10 and not ds.problems and len(ds.label_files) == 1
+
+
+def test_folder_skips_companion_json_but_single_file_errors(tmp_path):
+    write(tmp_path / "a.json", "[[1, 2, 3]]")
+    write(tmp_path / "metadata.json", '{"session": "x", "segview_version": "0.1"}')
+    ds = load(tmp_path)
+    assert [s.id for s in ds] == ["a"] and ds.problems == []
+    with pytest.raises(DataFormatError, match="JSON object, not a JMH fork list"):
+        load(tmp_path / "metadata.json")

@@ -15,7 +15,7 @@ from typing import overload
 from ..errors import DataFormatError
 from ..model import Series
 from .csv_series import LabelsFileError
-from .readers import Reader, all_readers, reader_for
+from .readers import NotSeriesFile, Reader, all_readers, reader_for
 
 __all__ = ["Dataset", "load", "load_file", "all_readers", "Reader"]
 
@@ -103,6 +103,8 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Da
                     ds.series.extend(load_file(f))
                 except LabelsFileError:
                     ds.label_files.append(f)
+                except NotSeriesFile:
+                    continue  # export metadata, annotations and the like sit beside series
                 except DataFormatError as err:
                     ds.problems.append(err)
         else:

@@ -17,11 +17,12 @@ from pathlib import Path
 
 from ..errors import DataFormatError
 from ..model import Series
+from .readers import NotSeriesFile
 
 LONG_COLUMNS = ("series_id", "index", "value")
 
 
-class LabelsFileError(DataFormatError):
+class LabelsFileError(NotSeriesFile):
     """The CSV file is a labels table (series_id, steady, ...) rather than measurements."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import DataFormatError
 from ..model import Series
+from .readers import NotSeriesFile
 
 
 def sniff(head: str) -> bool:
@@ -85,7 +86,7 @@ def read(path: Path) -> list[Series]:
     path = Path(path)
     data = _parse(path)
     if isinstance(data, dict):
-        raise DataFormatError(str(path), "a JSON object, not a JMH fork list (a list of forks)")
+        raise NotSeriesFile(str(path), "a JSON object, not a JMH fork list (a list of forks)")
     if not isinstance(data, list) or not data:
         raise DataFormatError(str(path), "expected a non-empty list of forks")
     if all(isinstance(e, dict) for e in data):

@@ -34,6 +34,11 @@ class Reader:
     priority: int = 0
 
 
+class NotSeriesFile(DataFormatError):
+    """The file is a known non-series companion (a labels table, export metadata, a TCPD
+    annotations file): folder loads skip it silently; loading it on its own is an error."""
+
+
 _READERS: dict[str, Reader] = {}
 
 
