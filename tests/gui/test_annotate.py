@@ -396,3 +396,23 @@ def test_onset_drag_confidence_and_clear(qtbot, db):
     assert lab() is None and "not labelled yet" in w.label_line.text()
     key(qtbot, w, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert (lab().onset, lab().confidence) == (dragged - 1, 1.0)
+
+
+def test_a_failed_save_is_reported_and_the_screen_shows_the_stored_label(qtbot, db, monkeypatch):
+    from segview.core.errors import RecoverableError
+
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "ivan")
+    key(qtbot, w, Qt.Key.Key_U)
+    sid = w.series_id
+
+    def broken(*_a, **_k):
+        raise RecoverableError("database is locked")
+
+    monkeypatch.setattr(w.session, "record", broken)
+    with qtbot.waitSignal(w.failed):
+        click_at(w, 120)  # the plot moved the line at once; the save fails
+    assert "Not saved" in w.message_box.text() and "locked" in w.message_box.text()
+    assert not w.plot.onset_line.isVisible()  # back to what the store holds: unsteady
+    assert w.label_line.text().startswith("Your label: unsteady")
+    assert stored_labels(db, "steady", "ivan")[sid].steady is False
