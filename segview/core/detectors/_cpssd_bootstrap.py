@@ -61,9 +61,9 @@ def ratio_ci(last: NDArray[np.float64], seg: NDArray[np.float64], seed: int, tes
     rng_l, rng_g = streams_for_test(seed, test_number)
     ml = _resampled_means(np.ascontiguousarray(last, dtype=np.float64), rng_l, resamples, ctx)
     mg = _resampled_means(np.ascontiguousarray(seg, dtype=np.float64), rng_g, resamples, ctx)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # mean 0 -> +-inf (§10)
         ratios = ml / mg
-    lo, hi = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])
+        lo, hi = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])
     return float(lo), float(hi)
 
 
