@@ -228,8 +228,19 @@ def test_noise_scale_opt_in_benefit_and_invariance():
     assert np.max(np.abs(scaled.change_points - np.array(truth.change_points))) <= 3
     again = segview.detect(0.01 * series.values + 5, "op", penalty="bic", noise_scale=True)
     assert np.array_equal(again.change_points, scaled.change_points)
-    plain = segview.detect(series, "pelt", cost="normal", penalty="bic", noise_scale=True)
-    assert not plain.notes  # the normal cost is scale-free; the option only touches l2
+
+
+
+def test_noise_scale_makes_normal_cost_unit_free():
+    # nanosecond-like units: every variance is below the fixed 1e-11 floor, so the faithful normal
+    # cost sees nothing; with noise_scale the floor is relative and the change is found
+    rng = np.random.default_rng(5)
+    y = np.r_[rng.normal(4e-8, 1e-9, 400), rng.normal(4e-8, 5e-9, 400)]
+    assert segview.detect(y, "pelt", cost="normal", min_size=10).change_points.size == 0
+    res = segview.detect(y, "pelt", cost="normal", min_size=10, noise_scale=True)
+    ref = segview.detect(y * 1e9, "pelt", cost="normal", min_size=10)
+    assert np.array_equal(res.change_points, ref.change_points) and res.notes
+    assert len(res.change_points) == 1 and abs(int(res.change_points[0]) - 400) <= 10
 
 
 @pytest.mark.parametrize("method,extra", [("op", {}), ("op", {"threads": 2}), ("pelt", {})])

@@ -22,7 +22,7 @@ from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
 from ._partition_kernels import best_split
-from .partition import COMMON_PARAMS, auto_min_size, penalty_scale
+from .partition import COMMON_PARAMS, auto_min_size, noise_scaling
 
 
 def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
@@ -80,8 +80,8 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    scale, scale_notes = penalty_scale(values, params)
-    cps, splits, beta = binary_segmentation(values, params["cost"], params["penalty"],
+    y, scale, scale_notes = noise_scaling(values, params)
+    cps, splits, beta = binary_segmentation(y, params["cost"], params["penalty"],
                                             params["n_bkps"], params["min_size"],
                                             params["var_offset"], scale, ctx)
     order = sorted(splits)

@@ -196,33 +196,42 @@ def noise_variance(y: NDArray[np.float64]) -> float:
     return var if var > 0 else 1.0
 
 
-def penalty_scale(values: NDArray[np.float64], params: Params) -> tuple[float, tuple[str, ...]]:
-    """Factor applied to the penalty by the opt-in ``noise_scale`` parameter, and its note."""
-    if not params["noise_scale"] or params["cost"] != "l2":
-        return 1.0, ()
+def noise_scaling(values: NDArray[np.float64], params: Params
+                  ) -> tuple[NDArray[np.float64], float, tuple[str, ...]]:
+    """The opt-in ``noise_scale``: ``(values to segment, penalty factor, notes)``.
+
+    l2: the penalty is multiplied by the robust noise variance. normal: the data are divided by the
+    robust noise sd, so the fixed 1e-11 variance floor becomes relative (change points are otherwise
+    unchanged by rescaling; reported costs are then in the scaled units).
+    """
+    if not params["noise_scale"]:
+        return values, 1.0, ()
     var = noise_variance(values)
-    return var, (f"noise_scale: penalty multiplied by the estimated noise variance {var:.6g}",)
+    if params["cost"] == "l2":
+        return values, var, (f"noise_scale: penalty multiplied by the noise variance {var:.6g}",)
+    sd = math.sqrt(var)
+    return values / sd, 1.0, (f"noise_scale: data divided by the noise sd {sd:.6g}",)
 
 
 def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    scale, notes = penalty_scale(values, params)
+    y, scale, notes = noise_scaling(values, params)
     threads = params["threads"]
     if threads > numba.config.NUMBA_NUM_THREADS:
         notes += (f"threads limited to {numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)",)
-    part = optimal_partition(values, params["cost"], params["penalty"], params["min_size"],
+    part = optimal_partition(y, params["cost"], params["penalty"], params["min_size"],
                              threads=threads, schedule=params["schedule"], block=params["block"],
                              tie=params["tie"], var_offset=params["var_offset"],
                              penalty_scale=scale, ctx=ctx, method="op")
-    return _result("op", values, params, part, notes)
+    return _result("op", y, params, part, notes)
 
 
 def _run_pelt_detector(values: NDArray[np.float64], params: Params,
                        ctx: RunContext) -> DetectionResult:
-    scale, notes = penalty_scale(values, params)
-    part = optimal_partition(values, params["cost"], params["penalty"], params["min_size"],
+    y, scale, notes = noise_scaling(values, params)
+    part = optimal_partition(y, params["cost"], params["penalty"], params["min_size"],
                              pruning=True, tie=params["tie"], var_offset=params["var_offset"],
                              penalty_scale=scale, ctx=ctx, method="pelt")
-    return _result("pelt", values, params, part, notes)
+    return _result("pelt", y, params, part, notes)
 
 
 def _min_length(params: Params) -> int:
@@ -246,9 +255,10 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
               help="Added to each segment's variance inside the log of the normal cost "
                    "(1e-6 reproduces ruptures' CostNormal default)."),
     ParamSpec("noise_scale", "bool", False,
-              help="l2 cost only: multiply the penalty by the noise variance estimated from the "
-                   "median absolute deviation of first differences (not in the papers; makes the "
-                   "result independent of the data's scale)."),
+              help="Make results independent of the data's units (not in the papers): l2 "
+                   "multiplies the penalty by the noise variance estimated from the median "
+                   "absolute deviation of first differences; normal divides the data by that "
+                   "noise sd, so the 1e-11 variance floor becomes relative."),
 )
 
 OP = register(DetectorSpec(
