@@ -80,11 +80,11 @@ def reader_for(path: Path) -> Reader:
     for r in by_ext:
         if r.sniff(head):
             return r
-    for r in readers:
-        if r not in by_ext and r.sniff(head):
-            return r
     if by_ext:
-        return by_ext[0]  # let the reader produce a precise error
+        return by_ext[0]  # a known extension: let its reader produce a precise error
+    for r in readers:  # an unknown extension: go by content
+        if r.sniff(head):
+            return r
     known = ", ".join(sorted({e for r in readers for e in r.extensions}))
     raise DataFormatError(str(path), f"unknown file type {suffix or '(no extension)'!r}; "
                                      f"segview reads {known}")
