@@ -15,57 +15,29 @@ removes the nearest, E = "looked, no change points".
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
+                               QVBoxLayout, QWidget)
 from sqlalchemy.exc import SQLAlchemyError
 
 from ...core.annotation.session import AnnotationSession, Item, Judge, Label
 from ...core.annotation.store import Store
 from ...core.errors import DataFormatError, RecoverableError
 from ...core.model import Series
+from .actions import (CONFIDENCE_NAMES, CONFIDENCES, KEYS_HELP, LABEL_COLORS, LabelActions,
+                      describe)
 from .plot import AnnotationPlot, OverviewStrip
 
 log = logging.getLogger(__name__)
 
-KEYS_HELP = {
-    "steady_state": "S steady · U unsteady · click: onset · ←/→ nudge (Shift ×10) · 1/2/3 confidence"
-                    " · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view"
-                    " · wheel/drag: zoom/pan",
-    "change_points": "click: add change point · drag: move · Delete/right click: remove nearest · "
-                     "E none · 1/2/3 confidence · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z "
-                     "undo/redo · R reset view",
-}
-
-CONFIDENCES = {"1": 1 / 3, "2": 2 / 3, "3": 1.0}  # keys 1..3: low, medium, high
-CONFIDENCE_NAMES = {1 / 3: "low", 2 / 3: "medium", 1.0: "high"}
-LABEL_COLORS = {"none": "#7a7a7a", "unsteady": "#b3261e", "done": "#0b6e4f"}
+__all__ = ["AnnotationWindow", "describe", "run"]
 
 
-def describe(label: Label | None, protocol: str, values: np.ndarray | None = None) -> str:
-    """A label in words (for the label line and the status line)."""
-    if label is None:
-        return "not labelled yet"
-    conf = "" if label.confidence is None else \
-        f" · confidence {CONFIDENCE_NAMES.get(label.confidence, f'{label.confidence:g}')}"
-    if protocol == "change_points":
-        cps = label.change_points or ()
-        return (f"{len(cps)} change point(s): {', '.join(map(str, cps))}" if cps
-                else "no change points") + conf
-    if not label.steady:
-        return "unsteady (never reaches a steady state)" + conf
-    if label.onset is None:
-        return "steady — click the first steady sample" + conf
-    value = "" if values is None or label.onset >= len(values) else \
-        f" (value {values[label.onset]:.6g})"
-    return f"steady from sample {label.onset}{value}" + conf
-
-
-class AnnotationWindow(QMainWindow):
+class AnnotationWindow(LabelActions, QMainWindow):
     """Annotation mode. Open a session with :meth:`open_session` or :meth:`ask_session`."""
 
     series_shown = Signal(str)
@@ -367,133 +339,6 @@ class AnnotationWindow(QMainWindow):
             self.plot.set_change_points(lab.change_points or () if lab is not None else ())
 
     # ------------------------------------------------------------------ actions
-    def _record(self, **label: object) -> bool:
-        """Commit a label of the current series; refresh from the store either way."""
-        assert self.session is not None and self.judge is not None
-        sid = self.series_id
-        prev = self.labels.get(sid)
-        if "confidence" not in label and prev is not None and prev.confidence is not None:
-            label["confidence"] = prev.confidence  # a correction keeps the stated confidence
-        try:
-            if self.judge.role == "adjudicator":
-                eid = self.session.adjudicate(self.judge, sid, **label)
-            else:
-                eid = self.session.record(self.judge, sid, **label)
-        except (RecoverableError, SQLAlchemyError) as err:
-            self.show_error(f"Not saved: {err}")
-            self._refresh()
-            return False
-        self._refresh()
-        text = (f"Saved {time.strftime('%H:%M:%S')}: {sid} "
-                f"{describe(self.labels.get(sid), self.session.protocol)} (event {eid})")
-        self.status(text)
-        self.saved.emit(text)
-        return True
-
-    def _refresh(self) -> None:
-        try:
-            self.labels = self.session.labels(self.judge)
-        except (RecoverableError, SQLAlchemyError) as err:
-            self.show_error(f"Cannot read the labels: {err}")
-        self._show_label()
-        if self.review_mode and self.review is not None:
-            self.review.refresh()
-            self.review.refresh_labels()
-
-    def _protocol(self, protocol: str) -> bool:
-        ok = self.session is not None and self.session.protocol == protocol
-        if self.session is not None and not ok:
-            self.status(f"Not available in the {self.session.protocol} protocol")
-        return ok
-
-    def mark_steady(self) -> None:
-        if self._protocol("steady_state"):
-            lab = self.labels.get(self.series_id)
-            onset = lab.onset if lab is not None and lab.steady else None
-            self._record(steady=True, onset=onset)
-
-    def mark_unsteady(self) -> None:
-        if self._protocol("steady_state"):
-            self._record(steady=False)
-
-    def set_onset(self, index: int) -> None:
-        if self._protocol("steady_state"):
-            self._record(steady=True, onset=int(index))
-
-    def nudge(self, delta: int) -> None:
-        if not self._protocol("steady_state"):
-            return
-        lab = self.labels.get(self.series_id)
-        if lab is None or not lab.steady or lab.onset is None:
-            self.status("Click the first steady sample first; the arrows then move it")
-            return
-        k = int(np.clip(lab.onset + delta, 0, self.order[self.pos].n_samples - 1))
-        if k != lab.onset:
-            self._record(steady=True, onset=k)
-
-    def set_change_points(self, cps: Sequence[int]) -> None:
-        if self._protocol("change_points"):
-            self._record(change_points=tuple(int(c) for c in cps))
-
-    def remove_change_point(self) -> None:
-        if self._protocol("change_points") and self.plot.remove_nearest() is None:
-            self.status("No change point to remove")
-
-    def mark_no_change_points(self) -> None:
-        if self._protocol("change_points"):
-            self._record(change_points=())
-
-    def set_confidence(self, value: float) -> None:
-        """Re-record the current label with a confidence (keys 1, 2, 3)."""
-        lab = self.labels.get(self.series_id) if self.session is not None else None
-        if lab is None:
-            self.status("Label the series first; 1 / 2 / 3 then set your confidence")
-            return
-        if self.session.protocol == "change_points":
-            self._record(change_points=lab.change_points or (), confidence=value, note=lab.note)
-        else:
-            self._record(steady=lab.steady, onset=lab.onset, confidence=value, note=lab.note)
-
-    def clear_label(self) -> None:
-        """Back to "not labelled" (a new history entry; Ctrl+Z brings the label back)."""
-        if self.session is None or self.series_id not in self.labels:
-            return
-        sid = self.series_id
-        try:
-            self.session.clear(self.judge, sid)
-        except (RecoverableError, SQLAlchemyError) as err:
-            self.show_error(f"Not saved: {err}")
-        self._refresh()
-        text = f"Saved {time.strftime('%H:%M:%S')}: {sid} cleared (not labelled)"
-        self.status(text)
-        self.saved.emit(text)
-
-    def undo(self) -> None:
-        self._undo_redo("undo")
-
-    def redo(self) -> None:
-        self._undo_redo("redo")
-
-    def _undo_redo(self, kind: str) -> None:
-        if self.session is None or self.judge is None:
-            return
-        try:
-            sid = getattr(self.session, kind)(self.judge)
-        except (RecoverableError, SQLAlchemyError) as err:
-            self.show_error(f"{kind.capitalize()} failed: {err}")
-            return
-        if sid is None:
-            self.status(f"Nothing to {kind}")
-            return
-        if sid != self.series_id:
-            self.go_to_series(sid)
-        self._refresh()
-        text = (f"{'Undone' if kind == 'undo' else 'Redone'} on {sid}: now "
-                f"{describe(self.labels.get(sid), self.session.protocol)}")
-        self.status(text)
-        self.saved.emit(text)
-
-    # ------------------------------------------------------------------ review
     def review_allowed(self) -> tuple[bool, str]:
         if self.session is None or self.judge is None:
             return False, "no session"
