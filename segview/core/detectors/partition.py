@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
+from ..errors import ParameterError
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult
@@ -95,8 +96,14 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     """
     m = auto_min_size(cost, min_size)
     _costs.check_cost(cost, m, method)
+    if schedule not in ("static", "dynamic"):
+        raise ParameterError("schedule", f"{schedule!r} is not static or dynamic", method)
+    if tie not in ("first", "last"):
+        raise ParameterError("tie", f"{tie!r} is not first or last", method)
     y = np.asarray(y, dtype=np.float64)
     n = y.size
+    if sums is not None and not (len(sums[0]) == len(sums[1]) == n + 1):
+        raise ValueError(f"prefix sums must have length n + 1 = {n + 1}")
     block = int(block) if block else min(max(n // 16, 256), 4096)
     beta, mbic = _costs.resolve_penalty(penalty, n, cost)
     beta *= penalty_scale
