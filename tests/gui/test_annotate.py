@@ -416,3 +416,28 @@ def test_a_failed_save_is_reported_and_the_screen_shows_the_stored_label(qtbot, 
     assert not w.plot.onset_line.isVisible()  # back to what the store holds: unsteady
     assert w.label_line.text().startswith("Your label: unsteady")
     assert stored_labels(db, "steady", "ivan")[sid].steady is False
+
+
+def test_cli_annotate_opens_or_creates_the_session(qtbot, tmp_path, monkeypatch, capsys):
+    from segview.cli.main import main
+
+    monkeypatch.setattr(QApplication, "exec", lambda *_a: 0)  # do not enter the event loop
+    asked = []
+    monkeypatch.setattr(AnnotationWindow, "ask_session", lambda self, *a: asked.append(a))
+    f = tmp_path / "one.csv"
+    f.write_text("bench\n" + "\n".join(str(1.0 + (k % 7) / 100) for k in range(300)) + "\n")
+    db = str(tmp_path / "cli.sqlite")
+    assert main(["annotate", str(f), "--db", db, "--session", "cli", "--judge", "kim"]) == 0
+    assert db in capsys.readouterr().err
+    with Store(db) as store:
+        s = AnnotationSession.open(store, "cli")
+        assert [it.series_id for it in s.items()] == ["bench"]
+        assert [j.name for j in s.judges()] == ["kim"]
+        assert s.last_visited(s.judge("kim")) == "bench"  # the window opened it
+    assert asked == []  # everything was given: no dialog
+    assert main(["annotate", "--db", db]) == 0  # no session/judge given: the dialog asks
+    qtbot.waitUntil(lambda: len(asked) == 1)
+    assert asked[0] == (db, None, None)
+    for w in QApplication.topLevelWidgets():
+        if isinstance(w, AnnotationWindow):
+            w.close()
