@@ -85,6 +85,26 @@ def mm1_response_times(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: in
     Returns:
         The series and its truth: one change point at ``round((1 - f) n)`` when ``drho != 0``.
     """
+    resp, _, cps, params = _mm1(n, rho, lam, warmup, drho, f, mode, seed)
+    return _series(resp[warmup:], "mm1", params, cps, cps[0] if cps else 0)
+
+
+def mm1_queue_lengths(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: int = 60_000,
+                      drho: float = 0.0, f: float = 0.5, mode: str = "service",
+                      seed: int | None = 0) -> tuple[Series, Truth]:
+    """Number of customers each departure leaves behind, for the same customers (and the same
+    random draws) as :func:`mm1_response_times` with equal arguments (spec ``fisher.md`` §9.6)."""
+    resp, gaps, cps, params = _mm1(n, rho, lam, warmup, drho, f, mode, seed)
+    arrivals = np.cumsum(gaps)
+    left = np.searchsorted(arrivals, arrivals + resp, side="right") - np.arange(1, resp.size + 1)
+    return _series(left[warmup:].astype(np.float64), "mm1_queue", params, cps,
+                   cps[0] if cps else 0)
+
+
+def _mm1(n: int, rho: float, lam: float, warmup: int, drho: float, f: float, mode: str,
+         seed: int | None) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[int, ...],
+                                    dict[str, Any]]:
+    """Simulate ``warmup + n`` customers: (response times, interarrival gaps, truth cps, params)."""
     _check(n >= 1, "n", f"must be >= 1, got {n}")
     _check(lam > 0 and 0 < rho < 1, "rho", f"need 0 < rho < 1 and lam > 0, got {rho}, {lam}")
     _check(0 < rho + drho < 1, "drho", f"rho + drho must be in (0, 1), got {rho + drho}")
@@ -106,7 +126,7 @@ def mm1_response_times(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: in
     resp = _lindley(service, gaps) + service
     cps = (n0 - warmup,) if drho and n0 < total else ()
     params = dict(n=n, rho=rho, lam=lam, warmup=warmup, drho=drho, f=f, mode=mode, seed=seed)
-    return _series(resp[warmup:], "mm1", params, cps, cps[0] if cps else 0)
+    return resp, gaps, cps, params
 
 
 # --------------------------------------------------------------------------- generic shapes
@@ -224,7 +244,7 @@ def lcg_ar_shifts(n: int = 600, s0: int = 3, shifts: bool = True) -> NDArray[np.
 
 
 GENERATORS = {
-    "mm1": mm1_response_times, "ar1": ar1, "piecewise_constant": piecewise_constant,
+    "mm1": mm1_response_times, "mm1_queue": mm1_queue_lengths, "ar1": ar1, "piecewise_constant": piecewise_constant,
     "step": step, "warmup_plateau": warmup_plateau, "drift": drift,
     "periodic_spikes": periodic_spikes, "never_steady": never_steady,
 }

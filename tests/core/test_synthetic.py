@@ -49,7 +49,7 @@ def test_mm1_rejects_unstable_queue():
 @pytest.mark.parametrize("name", sorted(synthetic.GENERATORS))
 def test_generators_are_seeded_and_return_truth(name):
     gen = synthetic.GENERATORS[name]
-    kw = {"n": 500} if name != "mm1" else {"n": 500, "warmup": 100}
+    kw = {"n": 500, "warmup": 100} if name.startswith("mm1") else {"n": 500}
     s1, t1 = gen(seed=4, **kw)
     s2, _ = gen(seed=4, **kw)
     s3, _ = gen(seed=5, **kw)
@@ -79,3 +79,12 @@ def test_lcg_series_matches_spec():  # fisher.md §7.3
     x = synthetic.lcg_ar_shifts(600)
     assert x[:3] == pytest.approx([-0.26276937, -0.08070648, 0.33330534], abs=1e-8)
     assert x[598:] == pytest.approx([-0.4597049, 0.21726057], abs=1e-7)
+
+
+def test_mm1_queue_left_behind_matches_theory():  # departures see L = rho / (1 - rho)
+    x, truth = synthetic.mm1_queue_lengths(2_000_000, 0.5, seed=9)
+    assert abs(x.values.mean() - 1.0) <= 0.03 and x.values.min() >= 0
+    assert np.all(x.values == np.round(x.values))
+    small = synthetic.mm1_queue_lengths(2000, 0.5, warmup=0, seed=1)[0].values
+    resp = synthetic.mm1_response_times(2000, 0.5, warmup=0, seed=1)[0].values
+    assert small[0] >= 0 and np.corrcoef(small, resp)[0, 1] > 0.5  # same draws, same congestion
