@@ -248,6 +248,14 @@ class MainWindow(QMainWindow):
                 labels.update(read_labels(f))
             except RecoverableError as err:
                 self.post(f"Labels not read: {err}")
+        ids = {s.id for s in ds.series}
+        for f in self._nearby_label_files(paths, ds.label_files):
+            try:
+                found = read_labels(f)
+            except RecoverableError:
+                continue  # not a labels table
+            if ids & set(found):
+                labels.update(found)
         if not ds.series:
             self.post("No series found in " + ", ".join(map(str, paths)))
             return False
@@ -259,6 +267,20 @@ class MainWindow(QMainWindow):
         self.post(f"Loaded {len(ds.series)} series" + (f" and labels of {len(labels)}" if labels
                                                        else "") + f" from {', '.join(map(str, paths))}")
         return True
+
+    @staticmethod
+    def _nearby_label_files(paths: list[str], known: list[Path]) -> list[Path]:
+        """``labels.csv`` beside the opened files or folders, or one level up (``jmh/series``)."""
+        out: list[Path] = []
+        seen = {Path(k).resolve() for k in known}
+        for raw in paths:
+            p = Path(raw).resolve()
+            base = p if p.is_dir() else p.parent
+            for cand in (base / "labels.csv", base.parent / "labels.csv"):
+                if cand.is_file() and cand not in seen:
+                    seen.add(cand)
+                    out.append(cand)
+        return out
 
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None) -> None:
         self.runner.cancel_all()
@@ -327,7 +349,8 @@ class MainWindow(QMainWindow):
         if spec.produces == "onset":
             text = "never steady" if res.steady_start is None else f"onset {res.steady_start}"
         else:
-            text = f"{len(res.change_points)} change points"
+            k = len(res.change_points)
+            text = f"{k} change point{'' if k == 1 else 's'}"
         self.status[spec.name] = f"{text}, {res.runtime_ms:.0f} ms"
         self._refresh_method_items()
         self.overlay_updated.emit(spec.name)
@@ -354,7 +377,7 @@ class MainWindow(QMainWindow):
             f.setBold(box_name == name)
             box.setFont(f)
         if name is not None:
-            self.param_panel.ensureWidgetVisible(self.param_panel.boxes[name])
+            QTimer.singleShot(0, self._scroll_params_to_focus)
             for i in range(self.method_list.count()):
                 item = self.method_list.item(i)
                 if item.data(Qt.ItemDataRole.UserRole) == name:
@@ -363,6 +386,12 @@ class MainWindow(QMainWindow):
                     self.method_list.blockSignals(False)
             if self.persist:
                 self.settings.q.setValue("methods/focus", name)
+
+    @Slot()
+    def _scroll_params_to_focus(self) -> None:
+        box = self.param_panel.boxes.get(self.tracks.focus or "")
+        if box is not None:
+            self.param_panel.verticalScrollBar().setValue(box.y())
 
     def _on_method_list_current_changed(self, current: QListWidgetItem | None,
                                          _previous: QListWidgetItem | None) -> None:

@@ -107,7 +107,7 @@ class TrackStack:
                                    pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
                                    hoverPen=pg.mkPen(color, width=3),
                                    label=f"{t.threshold_param} = {{value:.3g}}",
-                                   labelOpts={"position": 0.92, "color": color,
+                                   labelOpts={"position": 0.8, "color": color,
                                               "fill": (255, 255, 255, 190)})
             line.setZValue(20)
             line.sigPositionChangeFinished.connect(self._threshold_dropped(view))
