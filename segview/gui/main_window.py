@@ -373,9 +373,8 @@ class MainWindow(QMainWindow):
         for lane_name, lane in self.lanes.items():
             lane.set_emphasis(lane_name == name)
         for box_name, box in self.param_panel.boxes.items():
-            f = box.font()
-            f.setBold(box_name == name)
-            box.setFont(f)
+            box.setStyleSheet(f"QGroupBox::title {{ color: {self.colors[box_name]}; }}"
+                              if box_name == name else "")
         if name is not None:
             QTimer.singleShot(0, self._scroll_params_to_focus)
             for i in range(self.method_list.count()):

@@ -24,7 +24,7 @@ INT_LIMIT = 2**31 - 1
 MAX_TICKS = 10_000
 LOG_TICKS = 1000
 CUSTOM = "value"
-SLOW_MARK = " (slow)"
+SLOW_MARK = " \u25d4"  # a quarter-filled circle: "takes time"
 
 
 class SciSpinBox(QDoubleSpinBox):
@@ -108,6 +108,7 @@ class ParamEditor(QWidget):
             spin.setSingleStep(float(s.step or (hi - lo) / 100 if s.low is not None
                                      and s.high is not None else s.step or 0.1))
         spin.setKeyboardTracking(False)
+        spin.setMinimumWidth(84)
         spin.valueChanged.connect(self._on_spin_changed)
         self.spin = spin
         if s.low is not None and s.high is not None and s.high > s.low:
