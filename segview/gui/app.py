@@ -80,9 +80,10 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
 
 
 def _take_screenshot(app: object, window: object, path: str) -> int:
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QEventLoop, QTimer
 
     state = {"code": 1, "done": False}
+    loop = QEventLoop()  # a local loop: quitting it leaves the application object usable
 
     def save() -> None:
         if state["done"]:
@@ -95,7 +96,7 @@ def _take_screenshot(app: object, window: object, path: str) -> int:
         else:
             print(f"segview: error: could not write {path}", file=sys.stderr)
         window.close()
-        app.quit()
+        loop.quit()
 
     def settle() -> None:  # let the last overlay paint before grabbing
         QTimer.singleShot(250, save)
@@ -111,5 +112,6 @@ def _take_screenshot(app: object, window: object, path: str) -> int:
     else:
         settle()
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, timeout)
-    app.exec()
+    if not state["done"]:
+        loop.exec()
     return int(state["code"])

@@ -12,7 +12,7 @@ from ..core.model import Series
 from ..core.registry import DetectorSpec
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-FIXED = ("Series", "n", "Label", "Reference")
+FIXED = ("Series", "n", "Label", "Ref")
 NONE_SORT = float("inf")  # "never steady" / missing sorts last
 
 

@@ -203,7 +203,8 @@ class JobRunner(QObject):
                  max_threads: int | None = None, cache_size: int = 64) -> None:
         super().__init__(parent)
         self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(max_threads or max(1, (os.cpu_count() or 2) - 1))
+        # cpu-1 threads, but at least 2 so one long run does not queue every other overlay behind it
+        self.pool.setMaxThreadCount(max_threads or max(2, (os.cpu_count() or 2) - 1))
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)

@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self.current: Series | None = None
         self.results: dict[Lane, DetectionResult] = {}
         self.status: dict[str, str] = {}
+        self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
         saved = self.settings.enabled_methods()
         self.enabled = ({s.name for s in self.specs if not s.slow} if saved is None
@@ -215,6 +216,8 @@ class MainWindow(QMainWindow):
         r = mb.addMenu("&Run")
         self._action(r, "Run enabled methods on &all series", self.run_on_all, "Ctrl+R")
         self._action(r, "&Cancel running jobs", self.cancel_jobs, "Esc")
+        self._action(r, "&Evaluate…", self.open_evaluation, "Ctrl+Shift+E",  # evaluation view hook
+                     "compare onset methods with a truth on the loaded series")
         s = mb.addMenu("&Settings")
         self._action(s, "Restore &faithful defaults", self.restore_faithful_defaults)
         h = mb.addMenu("&Help")
@@ -314,8 +317,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"segview — {s.id} ({i + 1}/{len(self.series)}, n={len(s)}{steady})")
         for spec in self.specs:
             self.status[spec.name] = ""
-            if spec.name in self.enabled:
-                self._compute(spec, immediate=True)
+        # quickest first (by the last run time seen), so slow methods do not hold up the others
+        for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
+                           key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
+            self._compute(spec, immediate=True)
         self._refresh_method_items()
         self.series_shown.emit(series_id)
 
@@ -434,6 +439,7 @@ class MainWindow(QMainWindow):
         if spec is None:
             return
         self.results[lane] = res
+        self._runtime[name] = res.runtime_ms
         if res.params == self.params[name]:
             self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
         if (self.current is not None and sid == self.current.id and name in self.enabled
@@ -710,6 +716,14 @@ class MainWindow(QMainWindow):
         self.annotation_window.show()
         QTimer.singleShot(0, self.annotation_window.ask_session)
 
+    # ------------------------------------------------------------------ evaluation view hook
+    def open_evaluation(self) -> None:
+        """Open the evaluation view (segview.gui.evaluate) on the loaded series and their labels."""
+        from .evaluate.view import EvaluationWindow
+
+        self.evaluation_window = EvaluationWindow(self)
+        self.evaluation_window.show()
+
     # ------------------------------------------------------------------ Qt events
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt override)
         if event.mimeData().hasUrls():
@@ -731,7 +745,7 @@ class MainWindow(QMainWindow):
         if True:
             docks = {d.objectName(): d for d in self.findChildren(QDockWidget)}
             self.resizeDocks([docks["dock_messages"]], [60], Qt.Orientation.Vertical)
-            self.resizeDocks([docks["dock_series"], docks["dock_parameters"]], [330, 400],
+            self.resizeDocks([docks["dock_series"], docks["dock_parameters"]], [440, 400],
                              Qt.Orientation.Horizontal)
             self.resizeDocks([docks["dock_methods"]], [190], Qt.Orientation.Vertical)
 
