@@ -1,0 +1,174 @@
+"""The input side of the evaluation window: truth, methods, scoring, run/cancel and export buttons.
+Widgets only; the window connects them and owns the logic."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget,
+                               QListWidgetItem, QProgressBar, QPushButton, QVBoxLayout, QWidget)
+
+NAME_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _swatch(color: str) -> QIcon:
+    pix = QPixmap(14, 14)
+    pix.fill(QColor(color))
+    return QIcon(pix)
+
+
+class InputsPanel(QWidget):
+    """Truth group, methods list with add/remove, scoring, Evaluate/Cancel, export."""
+
+    def __init__(self, onset_specs: Sequence[Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMinimumWidth(260)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+
+        truth = QGroupBox("Truth", self)
+        tl = QVBoxLayout(truth)
+        self.truth_label = QLabel("none chosen", truth)
+        self.truth_label.setWordWrap(True)
+        self.labels_truth_button = QPushButton("Labels of loaded series", truth)
+        self.labels_truth_button.setToolTip("steady, jagt_index and jagt_clustered of the labels.csv "
+                                            "found beside the series opened in the explorer")
+        self.truth_file_button = QPushButton("Truth file…", truth)
+        self.truth_file_button.setToolTip("CSV with series_id,steady,reference_index,clustered "
+                                          "(or a labels.csv)")
+        row = QHBoxLayout()
+        row.addWidget(self.labels_truth_button)
+        row.addWidget(self.truth_file_button)
+        tl.addWidget(self.truth_label)
+        tl.addLayout(row)
+        lay.addWidget(truth)
+
+        methods = QGroupBox("Methods (ticked ones are evaluated, in this order)", self)
+        ml = QVBoxLayout(methods)
+        self.method_list = QListWidget(methods)
+        self.method_list.setMinimumHeight(110)
+        ml.addWidget(self.method_list)
+        self.add_file_button = QPushButton("Add prediction CSV…", methods)
+        self.add_file_button.setToolTip("CSV written by segview detect (or the explorer's export); "
+                                        "every onset method in it is added")
+        self.remove_button = QPushButton("Remove", methods)
+        row = QHBoxLayout()
+        row.addWidget(self.add_file_button)
+        row.addWidget(self.remove_button)
+        ml.addLayout(row)
+        self.run_combo = QComboBox(methods)
+        for spec in onset_specs:
+            self.run_combo.addItem(spec.label, spec.name)
+        self.add_run_button = QPushButton("Run now", methods)
+        self.add_run_button.setToolTip("Add this detector; Evaluate runs it on the loaded series "
+                                       "with the explorer's current parameters (cached on disk)")
+        row = QHBoxLayout()
+        row.addWidget(self.run_combo, 1)
+        row.addWidget(self.add_run_button)
+        ml.addLayout(row)
+        lay.addWidget(methods)
+
+        opts = QFormLayout()
+        self.scoring_combo = QComboBox(self)
+        self.scoring_combo.addItem("truth and all methods steady (paper)", "joint")
+        self.scoring_combo.addItem("each method's own steady series", "own")
+        opts.addRow("Errors over", self.scoring_combo)
+        self.pair_combo = QComboBox(self)
+        opts.addRow("Paired plot", self.pair_combo)
+        lay.addLayout(opts)
+
+        self.evaluate_button = QPushButton("Evaluate", self)
+        self.evaluate_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setEnabled(False)
+        row = QHBoxLayout()
+        row.addWidget(self.evaluate_button, 1)
+        row.addWidget(self.cancel_button)
+        lay.addLayout(row)
+        self.progress = QProgressBar(self)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        lay.addWidget(self.progress)
+        self.export_button = QPushButton("Export report…", self)
+        self.export_button.setToolTip("text, JSON or CSV (as segview evaluate --format)")
+        self.figures_button = QPushButton("Save figures…", self)
+        self.figures_button.setToolTip("PNG and SVG figures, as segview evaluate --plots")
+        row = QHBoxLayout()
+        row.addWidget(self.export_button)
+        row.addWidget(self.figures_button)
+        lay.addLayout(row)
+        self.message = QLabel("", self)
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.setStyleSheet("color: #8a2b0c")
+        lay.addWidget(self.message)
+        lay.addStretch(1)
+
+    # ------------------------------------------------------------------ methods list
+    def add_item(self, name: str, text: str, color: str, checked: bool) -> None:
+        item = QListWidgetItem(_swatch(color), text)
+        item.setData(NAME_ROLE, name)
+        item.setToolTip(text)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self.method_list.addItem(item)
+
+    def remove_item(self, name: str) -> None:
+        for i in range(self.method_list.count()):
+            if self.method_list.item(i).data(NAME_ROLE) == name:
+                self.method_list.takeItem(i)
+                return
+
+    def item(self, name: str) -> QListWidgetItem | None:
+        for i in range(self.method_list.count()):
+            it = self.method_list.item(i)
+            if it.data(NAME_ROLE) == name:
+                return it
+        return None
+
+    def set_checked(self, name: str, on: bool) -> None:
+        it = self.item(name)
+        if it is not None:
+            it.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def checked_names(self) -> list[str]:
+        out = []
+        for i in range(self.method_list.count()):
+            it = self.method_list.item(i)
+            if it.checkState() == Qt.CheckState.Checked:
+                out.append(str(it.data(NAME_ROLE)))
+        return out
+
+    def current_name(self) -> str | None:
+        it = self.method_list.currentItem()
+        return None if it is None else str(it.data(NAME_ROLE))
+
+    # ------------------------------------------------------------------ options and state
+    def scoring(self) -> str:
+        return str(self.scoring_combo.currentData())
+
+    def set_pairs(self, methods: Sequence[str]) -> None:
+        keep = self.pair()
+        self.pair_combo.blockSignals(True)
+        self.pair_combo.clear()
+        for i, a in enumerate(methods):
+            for b in methods[i + 1:]:
+                self.pair_combo.addItem(f"{a} vs {b}", (a, b))
+        idx = self.pair_combo.findData(keep) if keep is not None else -1
+        self.pair_combo.setCurrentIndex(max(idx, 0))
+        self.pair_combo.blockSignals(False)
+
+    def pair(self) -> tuple[str, str] | None:
+        data = self.pair_combo.currentData()
+        return tuple(data) if data else None  # type: ignore[return-value]
+
+    def set_running(self, running: bool, with_progress: bool) -> None:
+        self.evaluate_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        if running and with_progress:
+            self.progress.setRange(0, 0)
+            self.progress.show()
+        elif not running:
+            self.progress.hide()

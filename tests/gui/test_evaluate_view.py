@@ -1,0 +1,217 @@
+"""The evaluation view (issue #7) over the bundled sample: tables against the core's report and
+hand counts from labels.csv, run-now through the batch engine, series opened in the explorer,
+malformed input, export, and the explorer's menu hook (pytest-qt, offscreen)."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+import segview
+from segview.core import registry
+from segview.core.evaluation import report as rep
+from segview.core.evaluation.evaluate import METHOD_KEYS, evaluate_onsets
+from segview.core.evaluation.tables import read_predictions, read_truth
+from segview.gui.evaluate.tables import VALUE_ROLE
+
+COLUMNS = ("kbkssd_reference", "cpssd_published")
+METHODS = ("kb_csv", "cp_csv")  # method names in the prediction CSV (built from COLUMNS)
+
+
+def label_rows(sample: Path) -> list[dict[str, str]]:
+    with open(sample / "labels.csv", newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def write_predictions(sample: Path, path: Path) -> Path:
+    """A segview-detect-shaped CSV with both published onset columns as methods."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(("series_id", "method", "steady_index", "change_points", "runtime_ms"))
+        for row in label_rows(sample):
+            for col, method in zip(COLUMNS, METHODS):
+                cell = row[col].strip()
+                w.writerow((row["series_id"], method, cell if cell else -1, "", 0))
+    return path
+
+
+def hand_counts(sample: Path, column: str) -> dict[str, int]:
+    """Agreement/FP/FN/TP/TN straight from labels.csv (steady = truth; onset -1/blank = never)."""
+    out = dict.fromkeys(("agreement", "false_positive", "false_negative", "true_positive",
+                         "true_negative"), 0)
+    for row in label_rows(sample):
+        truth = row["steady"].strip() == "1"
+        says = row[column].strip() not in ("", "-1")
+        key = {(True, True): "true_positive", (True, False): "false_negative",
+               (False, True): "false_positive", (False, False): "true_negative"}[(truth, says)]
+        out[key] += 1
+        out["agreement"] += truth == says
+    return out
+
+
+@pytest.fixture
+def explorer(qtbot, sample):
+    from segview.gui.main_window import MainWindow
+    from segview.gui.settings import Settings
+
+    settings = Settings()
+    settings.set_enabled_methods(set())  # the explorer computes nothing by itself here
+    win = MainWindow(settings, specs=[registry.get("kbkssd")], persist=False)
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_paths([str(sample)])
+    return win
+
+
+@pytest.fixture
+def evaluation(qtbot, explorer, tmp_path):
+    from segview.gui.evaluate.view import EvaluationWindow
+
+    ev = EvaluationWindow(explorer)
+    ev.cache_dir = str(tmp_path / "cache")
+    qtbot.addWidget(ev)
+    ev.show()
+    yield ev
+    ev.cancel()
+    ev.pool.waitForDone(5000)
+
+
+def run_evaluation(qtbot, ev, timeout=60000):
+    with qtbot.waitSignal(ev.evaluated, timeout=timeout) as blk:
+        assert ev.evaluate()
+    return blk.args[0]
+
+
+def test_summary_matches_core_report_and_hand_counts(qtbot, evaluation, sample, tmp_path):
+    ev = evaluation
+    assert len(ev.truth) == 10  # truth taken from labels.csv beside the loaded series
+    pred_csv = write_predictions(sample, tmp_path / "pred.csv")
+    assert ev.add_prediction_file(pred_csv) == list(METHODS)
+    run_evaluation(qtbot, ev)
+    core = evaluate_onsets(read_truth(sample / "labels.csv"),
+                           read_predictions([pred_csv]).onsets, list(METHODS))
+    model = ev.summary_model
+    assert model.rowCount() == 2
+    for r, (m, col) in enumerate(zip(METHODS, COLUMNS)):
+        assert model.data(model.index(r, 0)) == m
+        for c, key in enumerate(METHOD_KEYS, start=1):
+            want = core.method_row(m)[key]
+            got = model.data(model.index(r, c), VALUE_ROLE)
+            assert got == pytest.approx(want, nan_ok=True), (m, key)
+        for key, n in hand_counts(sample, col).items():
+            assert model.value(m, key) == n, (m, key)
+            assert model.data(model.index(r, 1 + METHOD_KEYS.index(key))) == str(n)
+    # tests table: the core's pairwise tests with BH-adjusted p-values
+    tm = ev.tests_model
+    assert tm.rowCount() == len(core.tests) > 0
+    adj = [tm.data(tm.index(i, 5), VALUE_ROLE) for i in range(tm.rowCount())]
+    assert adj == pytest.approx([t.p_adjusted for t in core.tests], nan_ok=True)
+    # per-series table: the scored errors of the core, e = truth - predicted
+    sm = ev.series_model
+    assert sm.rowCount() == 10
+    for m in METHODS:
+        errs = dict(zip(core.errors[m].series_ids, core.errors[m].errors.tolist()))
+        for sid, e in errs.items():
+            assert sm.error(sid, m) == e
+    # export through the core's report functions
+    out = tmp_path / "report.json"
+    assert ev.export_report(out)
+    assert json.loads(out.read_text()) == json.loads(rep.format_json(core))
+    assert ev.export_report(tmp_path / "report.csv") and \
+        (tmp_path / "report.csv").read_text() == rep.format_csv(core)
+
+
+def test_run_now_kbkssd_fills_the_table(qtbot, evaluation, sample):
+    ev = evaluation
+    name = ev.add_run("kbkssd")
+    assert name == "kbkssd"
+    progress: list[tuple[int, int]] = []
+    ev.panel.progress.valueChanged.connect(lambda v: progress.append(v))
+    report = run_evaluation(qtbot, ev)
+    assert report.methods == ["kbkssd"]
+    truth = read_truth(sample / "labels.csv")
+    onsets = {s.id: segview.detect(s, "kbkssd").steady_start for s in segview.load(sample)}
+    agree = sum((onsets[sid] is not None) == row.steady for sid, row in truth.items())
+    model = ev.summary_model
+    assert model.value("kbkssd", "agreement") == agree
+    assert model.data(model.index(0, 1)) == str(agree)
+    assert ev.series_model.preds["kbkssd"] == onsets
+    assert progress and max(progress) == 10  # one run per series reported
+    assert ev.panel.evaluate_button.isEnabled() and not ev.is_running()
+    # a second evaluation reuses the finished runs (no job progress, same numbers)
+    progress.clear()
+    report2 = run_evaluation(qtbot, ev)
+    assert report2.method_row("kbkssd") == report.method_row("kbkssd")
+    assert progress == []
+
+
+def test_clicking_a_row_opens_the_series_in_the_explorer(qtbot, evaluation, explorer, sample,
+                                                         tmp_path):
+    ev = evaluation
+    ev.add_prediction_file(write_predictions(sample, tmp_path / "pred.csv"))
+    run_evaluation(qtbot, ev)
+    sid = "s0061"
+    row = ev.series_model.ids.index(sid)
+    index = ev.series_proxy.mapFromSource(ev.series_model.index(row, 0))
+    rect = ev.series_view.visualRect(index)
+    with qtbot.waitSignal(explorer.series_shown, timeout=5000,
+                          check_params_cb=lambda s: s == sid):
+        qtbot.mouseClick(ev.series_view.viewport(), Qt.MouseButton.LeftButton,
+                         pos=rect.center())
+    assert explorer.current.id == sid
+    labels = {r["series_id"]: r for r in label_rows(sample)}
+    truth = read_truth(sample / "labels.csv")[sid]
+    if truth.steady:
+        assert explorer.series_plot.reference.isVisible()
+        assert explorer.series_plot.reference.value() == truth.reference
+    drawn = ev.overlay.positions()
+    for col, m in zip(COLUMNS, METHODS):
+        cell = labels[sid][col].strip()
+        want = None if cell in ("", "-1") else float(cell)
+        assert drawn[m] == want
+
+
+def test_malformed_prediction_file_shows_a_message(qtbot, evaluation, sample, tmp_path):
+    ev = evaluation
+    bad = tmp_path / "bad.csv"
+    bad.write_text("series_id,method,steady_index\ns0002,kbkssd,abc\n", encoding="utf-8")
+    with qtbot.waitSignal(ev.message_posted, timeout=1000) as blk:
+        assert ev.add_prediction_file(bad) == []
+    assert "bad.csv" in blk.args[0] and "abc" in blk.args[0]
+    assert "abc" in ev.panel.message.text()
+    missing_col = tmp_path / "nocol.csv"
+    missing_col.write_text("series_id,steady_index\ns0002,5\n", encoding="utf-8")
+    assert ev.add_prediction_file(missing_col) == []
+    assert "method" in ev.panel.message.text()
+    assert [e.kind for e in ev.entries] == ["labels", "labels"]  # nothing added
+    # the app keeps working: a good file still evaluates
+    ev.add_prediction_file(write_predictions(sample, tmp_path / "pred.csv"))
+    report = run_evaluation(qtbot, ev)
+    assert report.methods == list(METHODS)
+
+
+def test_missing_predictions_are_reported_not_fatal(qtbot, evaluation, sample, tmp_path):
+    ev = evaluation
+    part = tmp_path / "part.csv"
+    rows = label_rows(sample)[:4]
+    part.write_text("series_id,method,steady_index\n" + "".join(
+        f"{r['series_id']},m,{r['cpssd_published'] or -1}\n" for r in rows), encoding="utf-8")
+    ev.add_prediction_file(part)
+    report = run_evaluation(qtbot, ev)
+    assert report.n_series == 4
+    assert "6 truth series without a prediction" in ev.headline.text()
+
+
+def test_menu_action_opens_the_view(qtbot, explorer):
+    acts = [a for a in explorer.findChildren(type(explorer.actions()[0]))
+            if a.text().replace("&", "") == "Evaluate…"]
+    assert len(acts) == 1 and acts[0].shortcut().toString() == "Ctrl+Shift+E"
+    acts[0].trigger()
+    ev = explorer.evaluation_window
+    qtbot.addWidget(ev)
+    assert ev.isVisible() and len(ev.series) == 10 and len(ev.truth) == 10
+    assert [e.name for e in ev.entries] == ["cpssd_published", "kbkssd_reference"]  # file order
+    assert ev.panel.checked_names() == []
