@@ -65,6 +65,9 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
         app.setApplicationName(APPLICATION)
     if icon_path().is_file():
         app.setWindowIcon(QIcon(str(icon_path())))
+    from .gcguard import install as install_gc_guard
+
+    install_gc_guard()  # cyclic GC only on the GUI thread (detectors run Python on the pool)
     window = MainWindow(Settings(), persist=screenshot is None)
     _install_excepthook(window)
     if screenshot:

@@ -27,6 +27,17 @@ def isolated_settings(qapp, tmp_path: Path):
 
 
 @pytest.fixture(autouse=True)
+def gc_on_gui_thread(qapp):
+    """As in the app: no automatic cyclic GC on worker threads while a test runs."""
+    from segview.gui.gcguard import GuiThreadCollector
+
+    guard = GuiThreadCollector()
+    guard.start()
+    yield
+    guard.stop()
+
+
+@pytest.fixture(autouse=True)
 def no_dangling_threads(qapp):
     """Fail when a JobRunner pool still has active threads at teardown (after windows closed)."""
     from segview.gui.jobs import LIVE_RUNNERS
