@@ -75,8 +75,7 @@ def evaluation(qtbot, explorer, tmp_path):
     qtbot.addWidget(ev)
     ev.show()
     yield ev
-    ev.cancel()
-    ev.pool.waitForDone(5000)
+    ev.close()  # cancels, waits for the pool, removes the overlay from the explorer
 
 
 def run_evaluation(qtbot, ev, timeout=60000):
@@ -215,3 +214,4 @@ def test_menu_action_opens_the_view(qtbot, explorer):
     assert ev.isVisible() and len(ev.series) == 10 and len(ev.truth) == 10
     assert [e.name for e in ev.entries] == ["cpssd_published", "kbkssd_reference"]  # file order
     assert ev.panel.checked_names() == []
+    ev.close()

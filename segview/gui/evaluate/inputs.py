@@ -37,10 +37,10 @@ class MethodEntry:
 
     def describe(self) -> str:
         if self.kind == "file":
-            return f"{self.name} — {Path(self.source).name}"
+            return f"{self.name}  ({Path(self.source).name})"
         if self.kind == "labels":
-            return f"{self.name} — labels.csv column"
-        return f"{self.name} — run now on the loaded series"
+            return f"{self.name}  (labels.csv)"
+        return f"{self.name}  (run now)"
 
 
 def truth_from_labels(labels: Mapping[str, LabelRow]) -> tuple[dict[str, TruthRow], list[str]]:

@@ -24,7 +24,7 @@ class InputsPanel(QWidget):
 
     def __init__(self, onset_specs: Sequence[Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setMinimumWidth(260)
+        self.setMinimumWidth(330)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
 
@@ -45,10 +45,11 @@ class InputsPanel(QWidget):
         tl.addLayout(row)
         lay.addWidget(truth)
 
-        methods = QGroupBox("Methods (ticked ones are evaluated, in this order)", self)
+        methods = QGroupBox("Methods (ticked: evaluated, in this order)", self)
         ml = QVBoxLayout(methods)
         self.method_list = QListWidget(methods)
-        self.method_list.setMinimumHeight(110)
+        self.method_list.setMinimumHeight(90)
+        self.method_list.setMaximumHeight(180)
         ml.addWidget(self.method_list)
         self.add_file_button = QPushButton("Add prediction CSV…", methods)
         self.add_file_button.setToolTip("CSV written by segview detect (or the explorer's export); "
@@ -72,8 +73,11 @@ class InputsPanel(QWidget):
 
         opts = QFormLayout()
         self.scoring_combo = QComboBox(self)
-        self.scoring_combo.addItem("truth and all methods steady (paper)", "joint")
+        self.scoring_combo.addItem("truth and all methods steady", "joint")
         self.scoring_combo.addItem("each method's own steady series", "own")
+        self.scoring_combo.setToolTip("series whose onset errors are scored: where the truth and every "
+                                      "method say steady (the paper's convention, paired tests), or "
+                                      "each method's own steady series")
         opts.addRow("Errors over", self.scoring_combo)
         self.pair_combo = QComboBox(self)
         opts.addRow("Paired plot", self.pair_combo)

@@ -36,10 +36,12 @@ class EvaluationPlots(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(parent)
         self.setBackground("w")
-        self.bars = self.addPlot(row=0, col=0, title="Agreement with the truth")
-        self.hist = self.addPlot(row=0, col=1, title="Onset errors e = truth - predicted")
-        self.scatter = self.addPlot(row=0, col=2, title="Paired |e|")
-        self.diff = self.addPlot(row=0, col=3, title="Paired difference")
+        self.bars = self.addPlot(row=0, col=0)
+        self.hist = self.addPlot(row=0, col=1)
+        self.scatter = self.addPlot(row=0, col=2)
+        self.diff = self.addPlot(row=0, col=3)
+        self._title(self.bars, "Agreement with the truth")
+        self._title(self.hist, "Onset errors e = truth − predicted")
         for p in (self.bars, self.hist, self.scatter, self.diff):
             p.showGrid(x=False, y=True, alpha=0.2)
             p.setMenuEnabled(False)
@@ -48,9 +50,12 @@ class EvaluationPlots(pg.GraphicsLayoutWidget):
         self.hist.setLabel("bottom", "error [samples]")
         self.hist.setLabel("left", "series")
         self.diff.setLabel("left", "series")
-        self.legends = [self.bars.addLegend(offset=(-5, 5), labelTextSize="8pt"),
-                        self.hist.addLegend(offset=(-5, 5), labelTextSize="8pt")]
+        self.legends = [self.hist.addLegend(offset=(5, 5), labelTextSize="8pt")]
         self.pair: tuple[str, str] | None = None
+
+    @staticmethod
+    def _title(plot: pg.PlotItem, text: str) -> None:
+        plot.setTitle(text, size="9pt")
 
     def clear_all(self) -> None:
         for p in (self.bars, self.hist, self.scatter, self.diff):
@@ -106,16 +111,16 @@ class EvaluationPlots(pg.GraphicsLayoutWidget):
 
     def _draw_pair(self, report: EvaluationReport, pair: tuple[str, str] | None) -> None:
         if pair is None:
-            self.scatter.setTitle("Paired |e| (needs two methods)")
-            self.diff.setTitle("Paired difference")
+            self._title(self.scatter, "Paired |e| (needs two methods)")
+            self._title(self.diff, "Paired difference")
             return
         a, b = pair
         ea, eb = report.errors[a], report.errors[b]
         if ea.series_ids != eb.series_ids or not ea.series_ids:
-            self.scatter.setTitle("Paired |e|: no common scored series")
+            self._title(self.scatter, "Paired |e|: no common scored series")
             return
         xa, xb = np.abs(ea.errors).astype(float), np.abs(eb.errors).astype(float)
-        self.scatter.setTitle(f"Paired |e| on {xa.size} series")
+        self._title(self.scatter, f"|e| paired on {xa.size} series")
         self.scatter.plot(xa, xb, pen=None, symbol="o", symbolSize=5,
                           symbolBrush=_alpha("#0072B2", 140), symbolPen=None)
         hi = float(max(xa.max(), xb.max(), 1.0))
@@ -127,5 +132,5 @@ class EvaluationPlots(pg.GraphicsLayoutWidget):
         self.diff.plot(edges, counts, stepMode="center", fillLevel=0, brush=_alpha("#009E73", 90),
                        pen=pg.mkPen("#009E73", width=1.5))
         self.diff.addItem(pg.InfiniteLine(0, angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DotLine)))
-        self.diff.setTitle(f"Paired difference e({b}) - e({a})")
-        self.diff.setLabel("bottom", "difference [samples]")
+        self._title(self.diff, "Paired difference")
+        self.diff.setLabel("bottom", f"e({b}) − e({a}) [samples]")

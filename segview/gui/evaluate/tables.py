@@ -141,10 +141,10 @@ class TestsModel(_Model):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.headers = ["pair", "errors", "test", "statistic", "p", "p (BH)", "note"]
+        self.headers = ["pair", "errors", "test", "statistic", "p", "p (BH)"]
         self.tips = ["methods A vs B", "raw: e = truth - predicted; abs: |e|", "", "",
                      "unadjusted p-value",
-                     "Benjamini-Hochberg adjusted within the family (sign, CvM, KS, AD, Levene)", ""]
+                     "Benjamini-Hochberg adjusted within the family (sign, CvM, KS, AD, Levene)"]
         self.tests: list[TestResult] = []
 
     def _rows(self) -> Sequence[Any]:
@@ -155,14 +155,19 @@ class TestsModel(_Model):
         self.tests = [] if report is None else list(report.tests)
         self.endResetModel()
 
+    def pairs(self) -> list[tuple[str, str]]:
+        return list(dict.fromkeys((t.method_a, t.method_b) for t in self.tests))
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         t = self.tests[index.row()]
         values = [f"{t.method_a} vs {t.method_b}", t.family, t.test.replace("_", " "), t.statistic,
-                  t.p_value, t.p_adjusted, t.note]
+                  t.p_value, t.p_adjusted]
         v = values[index.column()]
         col = index.column()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return t.note or None
         if role == Qt.ItemDataRole.DisplayRole:
             if col in (4, 5):
                 return fmt_p(v)

@@ -61,7 +61,7 @@ class EvaluationWindow(QMainWindow):
                  labels: dict[str, LabelRow] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("segview — evaluation")
-        self.resize(1400, 900)
+        self.resize(1600, 950)
         self.explorer = explorer
         self.series: list[Series] = list(series if series is not None else
                                          (explorer.series if explorer is not None else []))
@@ -119,9 +119,11 @@ class EvaluationWindow(QMainWindow):
         bottom = QSplitter(Qt.Orientation.Horizontal, self)
         bottom.addWidget(self._titled("Per-series errors (click a row to open it in the explorer)",
                                       self.series_view))
-        bottom.addWidget(self._titled("Pairwise tests (bold: BH-adjusted p < 0.05)",
-                                      self.tests_view))
-        bottom.setSizes([620, 560])
+        self.tests_title = QLabel("<b>Pairwise tests</b>", self)
+        self.tests_title.setToolTip("Benjamini-Hochberg within each family of five tests; hover a "
+                                    "row for the note of its test")
+        bottom.addWidget(self._titled("", self.tests_view, self.tests_title))
+        bottom.setSizes([820, 440])
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.addWidget(top)
         right.addWidget(self.plots)
@@ -131,15 +133,17 @@ class EvaluationWindow(QMainWindow):
         main.addWidget(self.panel)
         main.addWidget(right)
         main.setStretchFactor(1, 1)
-        main.setSizes([300, 1100])
+        main.setSizes([340, 1260])
         self.setCentralWidget(main)
 
-    def _titled(self, title: str, widget: QWidget) -> QWidget:
+    def _titled(self, title: str, widget: QWidget, label: QLabel | None = None) -> QWidget:
         box = QWidget(self)
         lay = QVBoxLayout(box)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.setSpacing(2)
-        lay.addWidget(QLabel(f"<b>{title}</b>", box))
+        label = label if label is not None else QLabel(f"<b>{title}</b>", box)
+        label.setWordWrap(True)
+        lay.addWidget(label)
         lay.addWidget(widget)
         return box
 
@@ -339,6 +343,11 @@ class EvaluationWindow(QMainWindow):
         r = outcome.report
         self.summary_model.set_report(r, self.colors)
         self.tests_model.set_report(r)
+        pairs = self.tests_model.pairs()
+        self.tests_view.setColumnHidden(0, len(pairs) == 1)
+        one = f": {pairs[0][0]} vs {pairs[0][1]}" if len(pairs) == 1 else ""
+        self.tests_title.setText(f"<b>Pairwise tests{one}</b> (bold: BH p &lt; 0.05)" if pairs else
+                                 "<b>Pairwise tests</b> (need two methods with scored series)")
         self.series_model.set_data(outcome.truth, outcome.predictions, r.methods)
         self.summary_view.setFixedHeight(self.summary_view.horizontalHeader().height()
                                          + 21 * len(r.methods) + 6)
@@ -442,7 +451,9 @@ class EvaluationWindow(QMainWindow):
     def closeEvent(self, event: Any) -> None:  # noqa: N802
         self.cancel()
         self.pool.waitForDone(5000)
+        self._retired.clear()
         if self.overlay is not None:
             self.overlay.detach()
+            self.overlay = None
         super().closeEvent(event)
 
