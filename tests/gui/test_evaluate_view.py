@@ -3,8 +3,10 @@ hand counts from labels.csv, run-now through the batch engine, series opened in 
 malformed input, export, and the explorer's menu hook (pytest-qt, offscreen)."""
 from __future__ import annotations
 
+import ctypes
 import csv
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,13 @@ from segview.core.evaluation import report as rep
 from segview.core.evaluation.evaluate import METHOD_KEYS, evaluate_onsets
 from segview.core.evaluation.tables import read_predictions, read_truth
 from segview.gui.evaluate.tables import VALUE_ROLE
+
+if sys.version_info < (3, 12) and sys.implementation.name == "cpython":
+    # PySide6 6.12.0 (abi3) drops a reference to None on every Qt call that returns None
+    # (QObject.parent(), an empty currentData(), each pyqtgraph repaint...): ~30,000 such calls
+    # abort CPython 3.11 with "none_dealloc", and any deficit aborts it at exit. None is a static
+    # singleton, so extra references are harmless; from 3.12 on None is immortal.
+    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
 
 COLUMNS = ("kbkssd_reference", "cpssd_published")
 METHODS = ("kb_csv", "cp_csv")  # method names in the prediction CSV (built from COLUMNS)
@@ -215,3 +224,35 @@ def test_menu_action_opens_the_view(qtbot, explorer):
     assert [e.name for e in ev.entries] == ["cpssd_published", "kbkssd_reference"]  # file order
     assert ev.panel.checked_names() == []
     ev.close()
+
+
+def test_run_now_uses_the_explorers_current_parameters(qtbot, evaluation, explorer, sample):
+    ev = evaluation
+    ev.add_run("kbkssd")
+    run_evaluation(qtbot, ev)
+    default = dict(ev.series_model.preds["kbkssd"])
+    explorer.params["kbkssd"] = explorer.params["kbkssd"].replace(prob_win_size=300)
+    run_evaluation(qtbot, ev)  # parameters changed: runs again
+    want = {s.id: segview.detect(s, "kbkssd", prob_win_size=300).steady_start
+            for s in segview.load(sample)}
+    assert ev.series_model.preds["kbkssd"] == want
+    assert want != default  # the parameter matters on the sample, so the test can fail
+
+
+def test_cancel_stops_a_running_evaluation(qtbot, evaluation):
+    from . import fakes
+
+    ev = evaluation
+    with fakes.registered(fakes.FAKE_SLOW):
+        assert ev.add_run("fake_slow") == "fake_slow"
+        seen: list[int] = []
+        ev.panel.progress.valueChanged.connect(seen.append)
+        assert ev.evaluate()
+        assert ev.is_running() and ev.panel.cancel_button.isEnabled()
+        qtbot.waitUntil(lambda: any(v >= 1 for v in seen), timeout=10000)
+        with qtbot.waitSignal(ev.evaluation_failed, timeout=10000) as blk:
+            ev.cancel()
+        assert blk.args == ["cancelled"]
+        assert not ev.is_running() and ev.panel.evaluate_button.isEnabled()
+        assert len(fakes.LOG.finished) < 10  # stopped before running every series
+        assert ev.report is None and "cancelled" in ev.panel.message.text()

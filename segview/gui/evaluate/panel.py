@@ -145,9 +145,14 @@ class InputsPanel(QWidget):
                 out.append(str(it.data(NAME_ROLE)))
         return out
 
+    # PySide6 6.12 on Python 3.11 drops a reference to None whenever a Qt call returns None (an
+    # empty currentData(), currentItem() without a current item); enough of them crash the
+    # interpreter at exit ("none_dealloc"). So the calls below never ask Qt for a missing value.
     def current_name(self) -> str | None:
-        it = self.method_list.currentItem()
-        return None if it is None else str(it.data(NAME_ROLE))
+        row = self.method_list.currentRow()
+        if row < 0 or row >= self.method_list.count():
+            return None
+        return str(self.method_list.item(row).data(NAME_ROLE))
 
     # ------------------------------------------------------------------ options and state
     def scoring(self) -> str:
@@ -165,8 +170,14 @@ class InputsPanel(QWidget):
         self.pair_combo.blockSignals(False)
 
     def pair(self) -> tuple[str, str] | None:
-        data = self.pair_combo.currentData()
-        return tuple(data) if data else None  # type: ignore[return-value]
+        if self.pair_combo.currentIndex() < 0:
+            return None
+        return tuple(self.pair_combo.currentData())  # type: ignore[return-value]
+
+    def run_choice(self) -> str | None:
+        if self.run_combo.currentIndex() < 0:
+            return None
+        return str(self.run_combo.currentData())
 
     def set_running(self, running: bool, with_progress: bool) -> None:
         self.evaluate_button.setEnabled(not running)

@@ -436,9 +436,9 @@ class EvaluationWindow(QMainWindow):
             self.add_prediction_file(p)
 
     def _on_add_run_clicked(self) -> None:
-        name = self.panel.run_combo.currentData()
+        name = self.panel.run_choice()
         if name:
-            self.add_run(str(name))
+            self.add_run(name)
 
     def _on_remove_clicked(self) -> None:
         name = self.panel.current_name()
