@@ -114,9 +114,13 @@ class MainWindow(QMainWindow):
         lay.addItem(self.overview.plot, row=len(rows) + 1, col=0)
         lay.layout.setRowStretchFactor(0, 4)
         lay.layout.setRowStretchFactor(len(rows) + 1, 0)
+        # one x axis at the bottom of the stack: fewer axes to lay out and paint (tick text is the
+        # most expensive part of a repaint)
         for i, view in enumerate(rows):
-            view.plot.getAxis("bottom").setStyle(showValues=i == len(rows) - 1)
-        self.main_plot.getAxis("bottom").setStyle(showValues=not rows)
+            last = i == len(rows) - 1
+            view.plot.showAxis("bottom", last)
+            view.plot.getAxis("bottom").setStyle(showValues=last)
+        self.main_plot.showAxis("bottom", not rows)
 
     def _build_docks(self) -> None:
         self.dataset_panel = DatasetPanel(self)
