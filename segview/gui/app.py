@@ -66,7 +66,9 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
     if icon_path().is_file():
         app.setWindowIcon(QIcon(str(icon_path())))
     from .gcguard import install as install_gc_guard
+    from .gcguard import pin_none_refcount
 
+    pin_none_refcount()  # PySide6 6.12 + CPython 3.11 would otherwise abort in a long session
     install_gc_guard()  # cyclic GC only on the GUI thread (detectors run Python on the pool)
     window = MainWindow(Settings(), persist=screenshot is None)
     _install_excepthook(window)

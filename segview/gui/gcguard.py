@@ -63,3 +63,24 @@ def install(interval_ms: int = 500) -> GuiThreadCollector:
         _INSTALLED = GuiThreadCollector(interval_ms)
         _INSTALLED.start()
     return _INSTALLED
+
+
+def pin_none_refcount() -> bool:
+    """Work around PySide6 6.12 on CPython < 3.12 dropping a reference to ``None`` on every Qt call
+    that returns None (each pyqtgraph repaint, ``QObject.parent()``...): after some tens of
+    thousands of such calls CPython aborts with "none_dealloc", so a long explorer session would
+    crash. ``None`` is a static singleton, so extra references are harmless; from 3.12 on it is
+    immortal and nothing is done. Returns True when the workaround was applied.
+    """
+    import ctypes
+
+    import PySide6
+
+    affected = tuple(PySide6.__version_info__[:2]) == (6, 12)
+    if sys.version_info >= (3, 12) or sys.implementation.name != "cpython" or not affected:
+        return False
+    if getattr(pin_none_refcount, "done", False):
+        return True
+    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
+    pin_none_refcount.done = True  # type: ignore[attr-defined]
+    return True

@@ -185,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     app.setOrganizationName("segview-bench")
-    from segview.gui.gcguard import install
-    install()  # as segview.gui.app.run does
+    from segview.gui.gcguard import install, pin_none_refcount
+    pin_none_refcount()  # as segview.gui.app.run does
+    install()
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
 

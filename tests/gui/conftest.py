@@ -13,7 +13,11 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 from segview.core.resources import sample_dir  # noqa: E402
 
+from segview.gui.gcguard import pin_none_refcount  # noqa: E402
+
 from . import fakes  # noqa: E402
+
+pin_none_refcount()  # as the app does (PySide6 6.12 + CPython 3.11 None refcount leak)
 
 
 @pytest.fixture(autouse=True)
