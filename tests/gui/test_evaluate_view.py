@@ -21,10 +21,12 @@ from segview.gui.evaluate.tables import VALUE_ROLE
 
 if sys.version_info < (3, 12) and sys.implementation.name == "cpython":
     # PySide6 6.12.0 (abi3) drops a reference to None on every Qt call that returns None
-    # (QObject.parent(), an empty currentData(), each pyqtgraph repaint...): ~30,000 such calls
-    # abort CPython 3.11 with "none_dealloc", and any deficit aborts it at exit. None is a static
-    # singleton, so extra references are harmless; from 3.12 on None is immortal.
-    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
+    # (QObject.parent(), an empty currentData(), each pyqtgraph repaint...) and loses references to
+    # True/False somewhere too: ~30,000 such calls abort CPython 3.11 ("none_dealloc"), and any
+    # deficit aborts it at exit. They are static singletons, so extra references are harmless
+    # (from 3.12 on they are immortal anyway).
+    for _singleton in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(_singleton)).value += 1 << 40
 
 COLUMNS = ("kbkssd_reference", "cpssd_published")
 METHODS = ("kb_csv", "cp_csv")  # method names in the prediction CSV (built from COLUMNS)
