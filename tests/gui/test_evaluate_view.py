@@ -258,3 +258,26 @@ def test_cancel_stops_a_running_evaluation(qtbot, evaluation):
         assert not ev.is_running() and ev.panel.evaluate_button.isEnabled()
         assert len(fakes.LOG.finished) < 10  # stopped before running every series
         assert ev.report is None and "cancelled" in ev.panel.message.text()
+
+
+def test_truth_file_gives_the_same_numbers_and_a_bad_one_a_message(qtbot, evaluation, sample,
+                                                                    tmp_path):
+    ev = evaluation
+    gt = tmp_path / "gt.csv"
+    with open(gt, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(("series_id", "steady", "reference_index", "clustered"))
+        for r in label_rows(sample):
+            w.writerow((r["series_id"], r["steady"], r["jagt_index"] or -1, r["jagt_clustered"]))
+    assert ev.set_truth_file(gt)
+    assert "10 series" in ev.panel.truth_label.text()
+    pred_csv = write_predictions(sample, tmp_path / "pred.csv")
+    ev.add_prediction_file(pred_csv)
+    report = run_evaluation(qtbot, ev)
+    core = evaluate_onsets(read_truth(gt), read_predictions([pred_csv]).onsets, list(METHODS))
+    assert report.to_json_dict()["methods"] == core.to_json_dict()["methods"]
+    bad = tmp_path / "bad_gt.csv"
+    bad.write_text("series_id,steady,reference_index,clustered\ns0002,maybe,5,0\n", "utf-8")
+    assert not ev.set_truth_file(bad)
+    assert "maybe" in ev.panel.message.text()
+    assert ev.truth_source == str(gt)  # the previous truth stays

@@ -7,18 +7,18 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QThreadPool, Signal, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHeaderView, QLabel, QMainWindow,
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMainWindow,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ...core import registry
 from ...core.errors import RecoverableError
-from ...core.evaluation import report as rep
 from ...core.evaluation.batch import MethodSpec
 from ...core.evaluation.evaluate import EvaluationReport
 from ...core.evaluation.metrics import TruthRow
 from ...core.evaluation.tables import read_truth
 from ...core.io.labels_csv import LabelRow
 from ...core.model import Series
+from .actions import EvaluationActions
 from .inputs import (MethodEntry, label_onset_columns, onsets_from_labels, read_prediction_file,
                      truth_from_labels, unique_name)
 from .overlay import ExplorerOverlay
@@ -29,7 +29,6 @@ from .worker import EvaluationJob, EvaluationOutcome, EvaluationRequest, default
 
 log = logging.getLogger(__name__)
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F")
-FORMATS = {"text": rep.format_text, "json": rep.format_json, "csv": rep.format_csv}
 
 
 def _table(model: Any, sortable: bool = True) -> tuple[QTableView, QSortFilterProxyModel]:
@@ -50,7 +49,7 @@ def _table(model: Any, sortable: bool = True) -> tuple[QTableView, QSortFilterPr
     return view, proxy
 
 
-class EvaluationWindow(QMainWindow):
+class EvaluationWindow(EvaluationActions, QMainWindow):
     """Evaluation of onset methods against a truth (segview.core.evaluation), with the explorer."""
 
     evaluated = Signal(object)  # EvaluationReport
@@ -391,62 +390,6 @@ class EvaluationWindow(QMainWindow):
             self.overlay.draw(series_id)
         ex.raise_()
         return True
-
-    # ------------------------------------------------------------------ export
-    def export_report(self, path: str | Path, fmt: str | None = None) -> bool:
-        """Write the report as text, json or csv (by ``fmt`` or the file extension)."""
-        if self.report is None:
-            self.post("Nothing to export yet: evaluate first")
-            return False
-        path = Path(path)
-        fmt = fmt or {".json": "json", ".csv": "csv"}.get(path.suffix.lower(), "text")
-        try:
-            path.write_text(FORMATS[fmt](self.report), encoding="utf-8")
-        except OSError as err:
-            self.post(f"Cannot write {path}: {err}")
-            return False
-        self.post(f"Report saved to {path}")
-        return True
-
-    def _on_export_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export evaluation report", "",
-                                              "Text (*.txt);;JSON (*.json);;CSV (*.csv)")
-        if path:
-            self.export_report(path)
-
-    def _on_figures_clicked(self) -> None:
-        if self.report is None:
-            self.post("Nothing to save yet: evaluate first")
-            return
-        folder = QFileDialog.getExistingDirectory(self, "Save figures (PNG and SVG) to")
-        if folder:
-            files = rep.write_plots(self.report, folder)
-            self.post(f"{len(files)} figure files saved to {folder}")
-
-    # ------------------------------------------------------------------ dialogs
-    def _on_truth_file_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Truth table", "", "CSV (*.csv);;All files (*)")
-        if path:
-            self.set_truth_file(path)
-
-    def _on_add_file_clicked(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Prediction CSVs (segview detect)", "",
-                                                "CSV (*.csv);;All files (*)")
-        for p in paths:
-            self.add_prediction_file(p)
-
-    def _on_add_run_clicked(self) -> None:
-        name = self.panel.run_choice()
-        if name:
-            self.add_run(name)
-
-    def _on_remove_clicked(self) -> None:
-        name = self.panel.current_name()
-        if name is None:
-            return
-        self.entries = [e for e in self.entries if e.name != name]
-        self.colors.pop(name, None)
-        self.panel.remove_item(name)
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802
         self.cancel()
