@@ -17,7 +17,7 @@ from segview.core import registry
 from segview.core.evaluation import report as rep
 from segview.core.evaluation.evaluate import METHOD_KEYS, evaluate_onsets
 from segview.core.evaluation.tables import read_predictions, read_truth
-from segview.gui.evaluate.tables import VALUE_ROLE
+from segview.gui.evaluate.tables import UNSCORED, VALUE_ROLE
 
 if sys.version_info < (3, 12) and sys.implementation.name == "cpython":
     # PySide6 6.12.0 (abi3) drops a reference to None on every Qt call that returns None
@@ -126,6 +126,11 @@ def test_summary_matches_core_report_and_hand_counts(qtbot, evaluation, sample, 
         errs = dict(zip(core.errors[m].series_ids, core.errors[m].errors.tolist()))
         for sid, e in errs.items():
             assert sm.error(sid, m) == e
+        col = sm.column(f"e {m}")
+        for row, sid in enumerate(sm.ids):  # errors outside the joint scoring are greyed
+            fg = sm.data(sm.index(row, col), Qt.ItemDataRole.ForegroundRole)
+            unscored = isinstance(sm.error(sid, m), int) and sid not in errs
+            assert (fg is not None and fg.color() == UNSCORED) == unscored
     # export through the core's report functions
     out = tmp_path / "report.json"
     assert ev.export_report(out)
@@ -281,3 +286,23 @@ def test_truth_file_gives_the_same_numbers_and_a_bad_one_a_message(qtbot, evalua
     assert not ev.set_truth_file(bad)
     assert "maybe" in ev.panel.message.text()
     assert ev.truth_source == str(gt)  # the previous truth stays
+
+
+def test_series_table_marks_misses_and_unscored_errors(qapp):
+    from segview.core.evaluation.metrics import TruthRow
+    from segview.gui.evaluate.tables import SeriesErrorModel
+
+    truth = {"a": TruthRow("a", True, 100, True), "b": TruthRow("b", True, 50, False),
+             "c": TruthRow("c", False)}
+    preds = {"A": {"a": 90, "b": 70, "c": 5}, "B": {"a": 130, "b": None, "c": None}}
+    report = evaluate_onsets(truth, preds, ["A", "B"])
+    assert report.errors["A"].series_ids == ("a",)  # joint scoring: b is left out
+    m = SeriesErrorModel()
+    m.set_data(truth, preds, ["A", "B"], {k: report.errors[k].series_ids for k in ("A", "B")})
+    assert [m.error(s, "A") for s in "abc"] == [10, -20, "FP"]
+    assert [m.error(s, "B") for s in "abc"] == [-30, "FN", None]
+    assert [m.max_abs_error(s) for s in "abc"] == [30, 20, None]
+    col = m.column("e A")
+    grey = [m.data(m.index(r, col), Qt.ItemDataRole.ForegroundRole) for r in range(3)]
+    assert grey[0] is None and grey[1].color() == UNSCORED and grey[2] is None
+    assert m.data(m.index(2, col), Qt.ItemDataRole.BackgroundRole) is not None  # FP shaded

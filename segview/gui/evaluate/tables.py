@@ -37,6 +37,7 @@ SUMMARY_HEADERS = {
     "std_abs_error": ("sd |e|", "standard deviation of |e| (population)"),
 }
 MISS = QColor("#f6d5cf")  # false negative / false positive cells
+UNSCORED = QColor("#9a9a9a")  # errors outside the scored series (joint scoring)
 ALIGN_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -200,13 +201,16 @@ class SeriesErrorModel(_Model):
         self.truth: dict[str, TruthRow] = {}
         self.methods: list[str] = []
         self.preds: dict[str, Onsets] = {}
+        self.scored: dict[str, set[str]] = {}
 
     def _rows(self) -> Sequence[Any]:
         return self.ids
 
     def set_data(self, truth: Mapping[str, TruthRow], predictions: Mapping[str, Onsets],
-                 methods: Sequence[str]) -> None:
+                 methods: Sequence[str], scored: Mapping[str, Sequence[str]] | None = None) -> None:
+        """``scored``: per method, the series its error statistics use (others are greyed)."""
         self.beginResetModel()
+        self.scored = {m: set(ids) for m, ids in (scored or {}).items()}
         self.truth, self.preds = dict(truth), {m: dict(predictions[m]) for m in methods}
         self.methods, self.ids = list(methods), list(truth)
         self.headers = ["series", "truth", "clustered", "max |e|"]
@@ -267,4 +271,11 @@ class SeriesErrorModel(_Model):
             return ALIGN_RIGHT
         if role == Qt.ItemDataRole.BackgroundRole and v in ("FN", "FP"):
             return QBrush(MISS)
+        if col >= 4 and (col - 4) % 2 == 1 and isinstance(v, int) and self.scored:
+            m = self.methods[(col - 4) // 2]
+            if sid not in self.scored.get(m, ()):
+                if role == Qt.ItemDataRole.ForegroundRole:
+                    return QBrush(UNSCORED)
+                if role == Qt.ItemDataRole.ToolTipRole:
+                    return "not in the error statistics (another method says never steady)"
         return None

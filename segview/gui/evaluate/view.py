@@ -106,6 +106,8 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
                                     "the predictions drawn")
         self.series_view.clicked.connect(self._on_series_view_clicked)
         self.series_view.activated.connect(self._on_series_view_clicked)
+        self.series_view.selectionModel().currentRowChanged.connect(
+            self._on_series_view_current_changed)  # keyboard navigation follows in the explorer
         self.plots = EvaluationPlots(self)
         self.plots.setMinimumHeight(240)
         top = QWidget(self)
@@ -347,7 +349,8 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         one = f": {pairs[0][0]} vs {pairs[0][1]}" if len(pairs) == 1 else ""
         self.tests_title.setText(f"<b>Pairwise tests{one}</b> (bold: BH p &lt; 0.05)" if pairs else
                                  "<b>Pairwise tests</b> (need two methods with scored series)")
-        self.series_model.set_data(outcome.truth, outcome.predictions, r.methods)
+        self.series_model.set_data(outcome.truth, outcome.predictions, r.methods,
+                                   {m: r.errors[m].series_ids for m in r.methods})
         self.summary_view.setFixedHeight(self.summary_view.horizontalHeader().height()
                                          + 21 * len(r.methods) + 6)
         self.panel.set_pairs(r.methods)
@@ -376,6 +379,11 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
     def _on_series_view_clicked(self, index: QModelIndex) -> None:
         if index.isValid():
             self.open_series(self.series_model.series_id(self.series_proxy.mapToSource(index).row()))
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_series_view_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid() and self.series_view.hasFocus():
+            self._on_series_view_clicked(current)
 
     def open_series(self, series_id: str) -> bool:
         """Show ``series_id`` in the explorer with the truth and the predictions drawn."""
