@@ -306,3 +306,12 @@ def test_series_table_marks_misses_and_unscored_errors(qapp):
     grey = [m.data(m.index(r, col), Qt.ItemDataRole.ForegroundRole) for r in range(3)]
     assert grey[0] is None and grey[1].color() == UNSCORED and grey[2] is None
     assert m.data(m.index(2, col), Qt.ItemDataRole.BackgroundRole) is not None  # FP shaded
+
+
+def test_report_order_follows_the_method_list(qtbot, evaluation, sample, tmp_path):
+    ev = evaluation
+    ev.add_prediction_file(write_predictions(sample, tmp_path / "pred.csv"))
+    ev.panel.move_to("cp_csv", 0)
+    assert run_evaluation(qtbot, ev).methods == ["cp_csv", "kb_csv"]
+    assert ev.summary_model.data(ev.summary_model.index(0, 0)) == "cp_csv"
+    assert ev.tests_model.tests[0].method_a == "cp_csv"

@@ -7,8 +7,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget,
-                               QListWidgetItem, QProgressBar, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QLabel, QListWidget, QListWidgetItem, QProgressBar, QPushButton,
+                               QVBoxLayout, QWidget)
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -50,6 +51,8 @@ class InputsPanel(QWidget):
         self.method_list = QListWidget(methods)
         self.method_list.setMinimumHeight(90)
         self.method_list.setMaximumHeight(180)
+        self.method_list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.method_list.setToolTip("Tick the methods to evaluate; drag to change their order")
         ml.addWidget(self.method_list)
         self.add_file_button = QPushButton("Add prediction CSV…", methods)
         self.add_file_button.setToolTip("CSV written by segview detect (or the explorer's export); "
@@ -131,6 +134,13 @@ class InputsPanel(QWidget):
             if it.data(NAME_ROLE) == name:
                 return it
         return None
+
+    def move_to(self, name: str, row: int) -> None:
+        """Move a method in the list (what a drag does)."""
+        for i in range(self.method_list.count()):
+            if self.method_list.item(i).data(NAME_ROLE) == name:
+                self.method_list.insertItem(row, self.method_list.takeItem(i))
+                return
 
     def set_checked(self, name: str, on: bool) -> None:
         it = self.item(name)

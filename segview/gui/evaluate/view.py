@@ -239,8 +239,8 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         return self.entries[-1].name
 
     def checked_entries(self) -> list[MethodEntry]:
-        names = set(self.panel.checked_names())
-        return [e for e in self.entries if e.name in names]
+        by_name = {e.name: e for e in self.entries}
+        return [by_name[n] for n in self.panel.checked_names() if n in by_name]  # list order
 
     def _current_params(self, entry: MethodEntry) -> Any:
         spec = entry.spec
