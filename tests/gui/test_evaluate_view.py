@@ -315,3 +315,16 @@ def test_report_order_follows_the_method_list(qtbot, evaluation, sample, tmp_pat
     assert run_evaluation(qtbot, ev).methods == ["cp_csv", "kb_csv"]
     assert ev.summary_model.data(ev.summary_model.index(0, 0)) == "cp_csv"
     assert ev.tests_model.tests[0].method_a == "cp_csv"
+
+
+def test_a_segview_detect_csv_evaluates_like_run_now(qtbot, evaluation, sample, tmp_path):
+    from segview.cli.main import main
+
+    out = tmp_path / "detect.csv"
+    assert main(["detect", str(sample), "-m", "kbkssd", "-o", str(out)]) == 0
+    ev = evaluation
+    assert ev.add_prediction_file(out) == ["kbkssd"]
+    assert ev.add_run("kbkssd") == "kbkssd #2"
+    report = run_evaluation(qtbot, ev)
+    assert report.method_row("kbkssd") == report.method_row("kbkssd #2")
+    assert ev.series_model.preds["kbkssd"] == ev.series_model.preds["kbkssd #2"]
