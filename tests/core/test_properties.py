@@ -6,6 +6,7 @@ deterministic; indices are in range and sorted; tracks are finite-length arrays.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -21,13 +22,25 @@ from segview.core.params import ParamSpec
 SPECS = segview.methods()
 
 
-def param_strategy(p: ParamSpec) -> st.SearchStrategy:
+def param_strategy(p: ParamSpec, slow: bool = False) -> st.SearchStrategy:
+    """Values from a ParamSpec. For detectors declared slow, numbers are drawn between the lower
+    bound and the faithful default, so that cost parameters (GA islands, restarts, resamples)
+    never exceed the published setting and the test stays bounded in time."""
+    if slow and p.kind in ("int", "float") and isinstance(p.default, (int, float)) \
+            and p.low is not None and p.default >= p.low:
+        p = dataclasses.replace(p, high=p.default)
     if p.kind == "bool":
         return st.booleans()
     if p.kind == "str":
         return st.sampled_from(p.choices) if p.choices else st.just(p.default)
-    if p.default is None:
-        return st.just(None)
+    if p.default is None or isinstance(p.default, str):
+        named = st.sampled_from(p.aliases) if p.aliases else st.just(p.default)
+        if p.low is None:
+            return named
+        top = p.high if p.high is not None and p.high - p.low <= 1e6 else p.low + 1e3
+        number = (st.integers(int(p.low), int(top)) if p.kind == "int"
+                  else st.floats(p.low, top, allow_nan=False))
+        return st.one_of(named, number)
     low = p.low if p.low is not None else min(0.0, float(p.default))
     high = p.high if p.high is not None else max(float(p.default) * 4, low + 10)
     if math.isinf(high) or high - low > 1e6:
@@ -40,7 +53,8 @@ def param_strategy(p: ParamSpec) -> st.SearchStrategy:
 
 
 def params_strategy(spec) -> st.SearchStrategy:
-    return st.fixed_dictionaries({p.name: st.one_of(st.just(p.default), param_strategy(p))
+    return st.fixed_dictionaries({p.name: st.one_of(st.just(p.default),
+                                                    param_strategy(p, spec.slow))
                                   for p in spec.params if p.name not in ("threads",)})
 
 

@@ -1,9 +1,9 @@
 """Importing this package registers every detector: one explicit import per detector module
 (no discovery by package walk, which is import-order dependent and breaks under PyInstaller)."""
-from . import nrss  # noqa: F401
-from . import partition  # noqa: F401
-from . import fisher  # noqa: F401
-from . import binseg  # noqa: F401
 from . import kbkssd  # noqa: F401
-from . import autoparm  # noqa: F401
 from . import cpssd  # noqa: F401
+from . import partition  # noqa: F401
+from . import binseg  # noqa: F401
+from . import fisher  # noqa: F401
+from . import nrss  # noqa: F401
+from . import autoparm  # noqa: F401

@@ -313,6 +313,7 @@ SPEC = register(DetectorSpec(
     min_length=1,
     affine_invariant=False,
     needs_x=True,
+    slow=True,  # points mode fits 42 hypotheses per 5-point window: tens of seconds on 3000 points
     citation="Ilyas, Calotoiu & Wolf: Off-road performance modeling - how to deal with segmented "
              "data (Euro-Par 2017, seed 000); reference implementation Extra-P 4.2.5 "
              "SegmentedModeler",
