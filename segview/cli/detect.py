@@ -8,8 +8,6 @@ input error.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import os
 import sys
@@ -20,12 +18,12 @@ from ..core import registry
 from ..core.errors import ParameterError
 from ..core.evaluation.batch import MethodSpec, run_batch
 from ..core.io import load
+from ..core.io.detections import detection_row, format_csv
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .paramflags import help_params, parse_param_args
 from .progress import ProgressBar
 
-CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,15 +74,9 @@ def resolve_params(specs: list[DetectorSpec], raw: dict[str, str]) -> dict[str, 
 
 
 def result_row(row: dict[str, Any], spec: DetectorSpec) -> dict[str, Any]:
-    """A batch-engine row as a CSV row (``-1`` = never steady for onset detectors)."""
-    onset = row["steady_index"]
-    if spec.produces == "onset":
-        steady: int | str = -1 if onset is None else int(onset)
-    else:
-        steady = "" if onset is None else int(onset)
-    return {"series_id": row["series_id"], "method": row["method"], "steady_index": steady,
-            "change_points": ";".join(str(int(c)) for c in row["change_points"]),
-            "runtime_ms": round(float(row["runtime_ms"]), 3)}
+    """A batch-engine row as a row of the detections table."""
+    return detection_row(row["series_id"], row["method"], spec.produces, row["steady_index"],
+                         row["change_points"], row["runtime_ms"])
 
 
 def json_entry(row: dict[str, Any]) -> dict[str, Any]:
@@ -95,11 +87,7 @@ def json_entry(row: dict[str, Any]) -> dict[str, Any]:
 def format_rows(rows: list[dict[str, Any]], fmt: str, entries: list[dict[str, Any]]) -> str:
     if fmt == "json":
         return json.dumps(entries, indent=1) + "\n"
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return format_csv(rows)
 
 
 def run(args: argparse.Namespace) -> int:

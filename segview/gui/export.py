@@ -1,38 +1,25 @@
 """Exports: detections as CSV (the columns of ``segview detect``) and the plot as PNG/SVG."""
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..core.io.detections import CSV_COLUMNS, format_csv  # noqa: F401 (re-exported)
+from ..core.io.detections import detection_row as _row
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
 
-CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms")
-
-
 def detection_row(series_id: str, spec: DetectorSpec, res: DetectionResult) -> dict[str, Any]:
-    """One CSV row; ``steady_index`` is -1 for "never steady", blank for change-point detectors.
-
-    Mirrors ``segview detect``'s CSV so files from both front ends compare line by line.
-    """
-    if spec.produces == "onset":
-        steady: int | str = -1 if res.steady_start is None else int(res.steady_start)
-    else:
-        steady = "" if res.steady_start is None else int(res.steady_start)
-    return {"series_id": series_id, "method": spec.name, "steady_index": steady,
-            "change_points": ";".join(str(int(c)) for c in res.change_points),
-            "runtime_ms": round(res.runtime_ms, 3)}
+    """One row of the ``segview detect`` table for a result shown in the explorer."""
+    return _row(series_id, spec.name, spec.produces, res.steady_start, res.change_points,
+                res.runtime_ms)
 
 
 def write_csv(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
     """Write rows with :data:`CSV_COLUMNS`; returns the number of rows."""
     rows = list(rows)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    Path(path).write_text(format_csv(rows), encoding="utf-8")
     return len(rows)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile
+from .readers import NotSeriesFile, read_text
 
 LONG_COLUMNS = ("series_id", "index", "value")
 
@@ -32,10 +32,7 @@ def sniff(head: str) -> bool:
 
 
 def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataFormatError(str(path), f"cannot be read ({err})") from err
+    text = read_text(path)
     if not text.strip():
         raise DataFormatError(str(path), "the file is empty")
     try:

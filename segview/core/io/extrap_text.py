@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import DataFormatError
 from ..model import Series
+from .readers import read_text
 
 KEYWORDS = ("PARAMETER", "POINTS", "REGION", "METRIC", "DATA")
 MAX_PARAMETERS = 4
@@ -87,10 +88,7 @@ def read(path: Path, measure: str = "mean") -> list[Series]:
         DataFormatError: naming the file and the line of the problem.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataFormatError(str(path), f"cannot be read ({err})") from err
+    text = read_text(path)
     params: list[str] = []
     points: list[tuple[float, ...]] = []
     data: dict[tuple[str, str], list[list[float]]] = {}

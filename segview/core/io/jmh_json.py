@@ -12,32 +12,17 @@ several; for JMH result files ``benchmark[params]/forkK``.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile
+from .readers import NotSeriesFile, read_json
 
 
 def sniff(head: str) -> bool:
     return head.lstrip().startswith("[")
-
-
-def _parse(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataFormatError(str(path), f"cannot be read ({err})") from err
-    if not text.strip():
-        raise DataFormatError(str(path), "the file is empty")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
-                              f"line {err.lineno}, column {err.colno}") from err
 
 
 def _numbers(values: Any, path: Path, where: str) -> list[float]:
@@ -84,7 +69,7 @@ def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
 def read(path: Path) -> list[Series]:
     """Read a JMH fork list or JMH result file; raises DataFormatError naming file and place."""
     path = Path(path)
-    data = _parse(path)
+    data = read_json(path)
     if isinstance(data, dict):
         raise NotSeriesFile(str(path), "a JSON object, not a JMH fork list (a list of forks)")
     if not isinstance(data, list) or not data:

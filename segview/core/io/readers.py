@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import json
 from pathlib import Path
+from typing import Any
 
 from ..errors import DataFormatError
 from ..model import Series
@@ -63,6 +65,26 @@ def read_head(path: Path, size: int = 4096) -> str:
     if b"\x00" in raw:
         raise DataFormatError(str(path), "is a binary file, not a series file")
     return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def read_text(path: Path) -> str:
+    """A text file's content (UTF-8, BOM dropped); DataFormatError names the file."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataFormatError(str(path), f"cannot be read ({err})") from err
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content; an empty or invalid file raises DataFormatError with line/column."""
+    text = read_text(path)
+    if not text.strip():
+        raise DataFormatError(str(path), "the file is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
+                              f"line {err.lineno}, column {err.colno}") from err
 
 
 def reader_for(path: Path) -> Reader:

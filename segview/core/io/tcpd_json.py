@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import DataFormatError
 from ..model import Series
+from .readers import read_json
 
 REQUIRED = ("name", "n_obs", "series")
 
@@ -27,18 +28,6 @@ REQUIRED = ("name", "n_obs", "series")
 def sniff(head: str) -> bool:
     text = head.lstrip()
     return text.startswith("{") and ('"n_obs"' in text or '"series"' in text)
-
-
-def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataFormatError(str(path), f"cannot be read ({err})") from err
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
-                              f"line {err.lineno}, column {err.colno}") from err
 
 
 def _values(raw: Any, path: Path, where: str, n_obs: int) -> list[float]:
@@ -61,7 +50,7 @@ def _values(raw: Any, path: Path, where: str, n_obs: int) -> list[float]:
 def read(path: Path) -> list[Series]:
     """Read a TCPD dataset file; raises DataFormatError naming the file and the place."""
     path = Path(path)
-    data = _load(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise DataFormatError(str(path), "a TCPD dataset file holds a JSON object")
     missing = [k for k in REQUIRED if k not in data]
@@ -114,7 +103,7 @@ def read_annotations(path: str | Path, *, keep_zero: bool = False
         DataFormatError: not an object of objects of lists of whole numbers (the key is named).
     """
     path = Path(path)
-    data = _load(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise DataFormatError(str(path), "annotations must be an object keyed by dataset name")
     out: dict[str, dict[str, list[int]]] = {}
