@@ -19,6 +19,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 
+from ..plots.grid import light_grid
+
 SERIES_PEN = "#3a3a3a"
 ONSET_COLOR = "#0072B2"
 CP_COLOR = "#D55E00"
@@ -36,7 +38,7 @@ class AnnotationPlot(pg.PlotWidget):
 
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent, background="w")
-        self.plotItem.showGrid(x=True, y=True, alpha=0.15)
+        light_grid(self.plotItem)
         self.plotItem.setMenuEnabled(False)
         self.plotItem.getViewBox().setMenuEnabled(False)
         self.plotItem.getAxis("left").setWidth(64)

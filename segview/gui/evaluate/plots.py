@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from ...core.evaluation.evaluate import EvaluationReport
+from ..plots.grid import light_grid
 
 BAR_KEYS = (("agreement", "agree"), ("false_positive", "FP"), ("false_negative", "FN"))
 N_BINS = 40
@@ -43,7 +44,7 @@ class EvaluationPlots(pg.GraphicsLayoutWidget):
         self._title(self.bars, "Agreement with the truth")
         self._title(self.hist, "Onset errors e = truth − predicted")
         for p in (self.bars, self.hist, self.scatter, self.diff):
-            p.showGrid(x=False, y=True, alpha=0.2)
+            light_grid(p, x=False, y=True)
             p.setMenuEnabled(False)
             p.getViewBox().setMouseEnabled(x=True, y=False)
         self.bars.getViewBox().setMouseEnabled(x=False, y=False)

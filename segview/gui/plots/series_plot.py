@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...core.model import Series
+from .grid import light_grid
 
 SERIES_PEN = "#3a3a3a"
 REFERENCE_COLOR = "#000000"
@@ -19,7 +20,7 @@ class SeriesPlot:
 
     def __init__(self, plot: pg.PlotItem) -> None:
         self.plot = plot
-        plot.showGrid(x=True, y=True, alpha=0.15)
+        light_grid(plot)
         plot.getAxis("left").setWidth(AXIS_WIDTH)
         plot.setMenuEnabled(False)
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))

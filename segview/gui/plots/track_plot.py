@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...core.result import Track
+from .grid import light_grid
 from .series_plot import AXIS_WIDTH
 
 TRACK_HEIGHT = 80
@@ -87,13 +88,13 @@ class TrackStack:
         plot = pg.PlotItem()
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=True, y=False)
-        plot.showGrid(x=True, y=True, alpha=0.15)
+        light_grid(plot)
         plot.getAxis("left").setWidth(AXIS_WIDTH)
         plot.getAxis("bottom").setStyle(showValues=False)
         plot.setXLink(self.main)
         plot.setMaximumHeight(TRACK_HEIGHT * 1.5)
         plot.setPreferredHeight(TRACK_HEIGHT)
-        curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1.3))
+        curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
         curve.setDownsampling(auto=True, method="peak")
         curve.setClipToView(True)
         plot.addItem(curve)
