@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Never read or fill the user's cache folder (stored Monte Carlo values would let a test pass
+# without computing); worker processes inherit this.
+os.environ["SEGVIEW_CACHE_DIR"] = tempfile.mkdtemp(prefix="segview-test-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = (REPO / ".." / "shared").resolve()

@@ -9,7 +9,6 @@ cover metrics for change-point methods (cover needs ``--series`` for the lengths
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,14 +18,14 @@ from ..core.evaluation import report as rep
 from ..core.evaluation.batch import MethodSpec, run_batch
 from ..core.evaluation.evaluate import evaluate_change_points, evaluate_onsets
 from ..core.evaluation.tables import Predictions, read_cp_truth, read_predictions, read_truth
+from ..core.diskmemo import user_cache_dir
 from ..core.io import load
 from .paramflags import parse_param_args
 from .progress import ProgressBar
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "segview" / "results"
+    return user_cache_dir() / "results"
 
 
 def add_batch_options(p: argparse.ArgumentParser) -> None:

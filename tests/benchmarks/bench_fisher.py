@@ -34,7 +34,7 @@ def series(n: int, seed: int = 0) -> np.ndarray:
 
 def run(y: np.ndarray, cold: bool):
     if cold:
-        fisher._MC_CACHE.clear()
+        fisher.clear_mc_cache()
     return segview.detect(y, "fisher")
 
 

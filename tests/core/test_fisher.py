@@ -99,7 +99,7 @@ def test_monte_carlo_agrees_with_eq8():  # spec §5.3 sanity grid
 
 def test_monte_carlo_is_seeded_and_cached():
     a = fisher.monte_carlo_tc(150, .33, alpha=0.1, replications=500, seed=7)
-    fisher._MC_CACHE.clear()
+    fisher.clear_mc_cache()
     assert fisher.monte_carlo_tc(150, .33, alpha=0.1, replications=500, seed=7) == a
     assert fisher.monte_carlo_tc(150, .33, alpha=0.1, replications=500, seed=8) != a
     assert fisher.monte_carlo_tc(150, .33, alpha=0.01, replications=500, seed=7) > a
@@ -156,7 +156,7 @@ def test_constant_and_tiny_series():
 
 def test_monte_carlo_batches_do_not_change_the_value(monkeypatch):
     a = fisher.monte_carlo_tc(120, .41, replications=700, seed=3)
-    fisher._MC_CACHE.clear()
+    fisher.clear_mc_cache()
     monkeypatch.setattr(fisher, "_CELLS_PER_BATCH", 120 * 50)
     assert fisher.monte_carlo_tc(120, .41, replications=700, seed=3) == a
 
@@ -205,3 +205,32 @@ def test_size_with_monte_carlo_at_true_phi(phi, n):  # spec §10.1 second bullet
         d_p, d_q, _ = two_partition(S, Q, 0, n, 1)
         rejects += d_p / d_q > tc
     assert abs(rejects / 2000 - 0.05) <= 0.02
+
+
+def test_monte_carlo_values_are_shared_through_the_cache_folder(monkeypatch, tmp_path):
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("SEGVIEW_CACHE_DIR", str(tmp_path))
+    code = ("from segview.core.detectors import fisher; "
+            "print(repr(fisher.monte_carlo_tc(140, .27, alpha=0.1, replications=400, seed=11)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "SEGVIEW_CACHE_DIR": str(tmp_path)})
+    other_process = float(out.stdout.strip())
+    fisher._MC_CACHE.clear()  # memory only: the value must come from the other process's file
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("simulated again although another process stored the value")
+
+    monkeypatch.setattr(fisher, "simulate_t", no_simulation)
+    assert fisher.monte_carlo_tc(140, .27, alpha=0.1, replications=400, seed=11) == other_process
+
+
+def test_an_unusable_cache_folder_only_costs_time(monkeypatch, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    monkeypatch.setenv("SEGVIEW_CACHE_DIR", str(blocker))
+    fisher.clear_mc_cache()
+    a = fisher.monte_carlo_tc(110, .5, replications=300, seed=5)
+    fisher._MC_CACHE.clear()
+    assert fisher.monte_carlo_tc(110, .5, replications=300, seed=5) == a  # recomputed, same value

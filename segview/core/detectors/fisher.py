@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
+from ..diskmemo import DiskMemo
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 MC_VERSION = 1
 _MC_CACHE: dict[tuple[float, ...], float] = {}
 _MC_LOCK = Lock()
+_MC_DISK = DiskMemo("fisher-critical-values")  # shared by worker processes and later sessions
 _CELLS_PER_BATCH = 4_000_000
 
 
@@ -51,8 +53,10 @@ def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 
     """``(1 - alpha)`` quantile of T over simulated stationary AR(1) series (spec §5.3), cached.
 
     ``phi`` is clamped to [0.05, 0.99] and rounded to 0.01; the RNG is seeded from
-    ``(seed, N, 100 phi, 10000 alpha, min_size)`` so a value never depends on call order.
-    Replications are simulated in batches; ``ctx`` is checked between batches.
+    ``(seed, N, 100 phi, 10000 alpha, min_size)`` so a value never depends on call order, and
+    can be kept: in memory and in the user cache folder (:mod:`segview.core.diskmemo`), where
+    other processes and later sessions find it. Replications are simulated in batches; ``ctx``
+    is checked between batches.
     """
     pc = round(min(max(phi, 0.05), 0.99), 2)
     ip = int(round(100 * pc))
@@ -60,6 +64,12 @@ def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 
     with _MC_LOCK:
         if key in _MC_CACHE:
             return _MC_CACHE[key]
+    disk_key = repr(key)
+    stored = _MC_DISK.get(disk_key)
+    if stored is not None:
+        with _MC_LOCK:
+            _MC_CACHE[key] = stored
+        return stored
     rng = np.random.default_rng([seed, int(n), ip, int(round(10000 * alpha)), int(min_size)])
     batch = max(1, _CELLS_PER_BATCH // int(n))
     parts = []
@@ -72,8 +82,16 @@ def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 
     tc = float(np.quantile(np.concatenate(parts), 1.0 - alpha))
     with _MC_LOCK:
         _MC_CACHE[key] = tc
+    _MC_DISK.put(disk_key, tc)
     log.debug("Monte Carlo Tc(N=%d, phi=%.2f, alpha=%g) = %.6f", n, pc, alpha, tc)
     return tc
+
+
+def clear_mc_cache() -> None:
+    """Forget every stored Monte Carlo critical value (memory and disk)."""
+    with _MC_LOCK:
+        _MC_CACHE.clear()
+    _MC_DISK.clear()
 
 
 @dataclass(frozen=True)
