@@ -1,0 +1,145 @@
+"""The explorer's user intents (a mixin of :class:`~segview.gui.main_window.MainWindow`): selecting
+and stepping through series, ticking and focusing methods, parameter edits, and running or
+cancelling detector jobs."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QInputDialog, QListWidgetItem
+
+from ..core.params import Params
+
+
+class ExplorerControls:
+    """What the user asks for. Needs the window's state (``specs``, ``spec_by_name``, ``series``,
+    ``_by_id``, ``current``, ``params``, ``enabled``, ``status``, ``settings``, ``persist``), its
+    widgets (``dataset_panel``, ``method_list``, ``param_panel``, ``series_plot``, ``lanes``,
+    ``tracks``, ``progress``, ``cancel_button``), ``runner``, ``post`` and the display mixin's
+    ``show_series``, ``_compute``, ``set_focus`` and ``_refresh_method_items``."""
+
+    # ------------------------------------------------------------------ methods and parameters
+    @Slot(str, object)
+    def _on_param_panel_params_changed(self, name: str, params: Params) -> None:
+        if params == self.params.get(name):
+            return
+        self.params[name] = params
+        if self.persist:
+            self.settings.set_params(self.spec_by_name[name], params)
+        self.dataset_panel.model.clear_method(name)
+        if name in self.enabled:
+            self._compute(self.spec_by_name[name])
+
+    @Slot(str, str)
+    def _on_param_panel_params_invalid(self, name: str, text: str) -> None:
+        self.post(f"{self.spec_by_name[name].label}: {text}")
+
+    def _on_threshold_dropped(self, method: str, param: str, value: float) -> None:
+        spec = self.spec_by_name[method].param(param)
+        lo = spec.low if spec.low is not None else value
+        hi = spec.high if spec.high is not None else value
+        value = min(max(value, lo), hi)
+        if spec.kind == "int":
+            value = int(round(value))
+        self.param_panel.set_value(method, param, value)
+
+    @Slot(QListWidgetItem)
+    def _on_method_item_changed(self, item: QListWidgetItem) -> None:
+        name = item.data(Qt.ItemDataRole.UserRole)
+        on = item.checkState() == Qt.CheckState.Checked
+        if on == (name in self.enabled):
+            return
+        self.param_panel.set_method_visible(name, on)
+        if on:
+            self.enabled.add(name)
+            self.lanes[name].set_visible(True)
+            self._compute(self.spec_by_name[name], immediate=True)
+        else:
+            self.enabled.discard(name)
+            if self.current is not None:
+                self.runner.cancel_lanes(keep_series=self.current.id, detector=name)
+            self.lanes[name].set_visible(False)
+            if self.tracks.focus == name:
+                self.set_focus(None)
+        if self.persist:
+            self.settings.set_enabled_methods(self.enabled)
+        self._sync_table_columns()
+        self._refresh_method_items()
+
+    def _on_method_list_current_changed(self, current: QListWidgetItem | None,
+                                         _previous: QListWidgetItem | None) -> None:
+        if current is not None:
+            name = current.data(Qt.ItemDataRole.UserRole)
+            if name in self.enabled:
+                self.set_focus(name)
+
+    def _sync_table_columns(self) -> None:
+        for j, spec in enumerate(self.specs):
+            self.dataset_panel.table.setColumnHidden(4 + j, spec.name not in self.enabled)
+
+    def set_method_enabled(self, name: str, on: bool) -> None:
+        """Show or hide a method (same as ticking it in the Methods list)."""
+        for i in range(self.method_list.count()):
+            item = self.method_list.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == name:
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    # ------------------------------------------------------------------ navigation
+    @Slot(str)
+    def _on_dataset_series_selected(self, series_id: str) -> None:
+        self.show_series(series_id)
+
+    def next_series(self) -> None:
+        self.dataset_panel.step(+1)
+
+    def previous_series(self) -> None:
+        self.dataset_panel.step(-1)
+
+    def jump_to(self, text: str) -> bool:
+        """Show a series by id, or by 1-based position."""
+        text = text.strip()
+        if text in self._by_id:
+            return self.dataset_panel.select(text)
+        if text.isdigit() and 1 <= int(text) <= len(self.series):
+            return self.dataset_panel.select(self.series[int(text) - 1].id)
+        matches = [s.id for s in self.series if text.lower() in s.id.lower()]
+        if matches:
+            return self.dataset_panel.select(matches[0])
+        self.post(f"No series matches {text!r}")
+        return False
+
+    def _on_jump(self) -> None:
+        text, ok = QInputDialog.getText(self, "Jump to series", "Series id or number:")
+        if ok and text:
+            self.jump_to(text)
+
+    def reset_zoom(self) -> None:
+        self.series_plot.reset_view()
+
+    # ------------------------------------------------------------------ jobs and settings
+    def run_on_all(self) -> bool:
+        """Run every enabled method on every series (one cancellable batch job)."""
+        work = [(s, self.params[s.name]) for s in self.specs if s.name in self.enabled]
+        if not self.series or not work:
+            return False
+        if not self.runner.run_batch(self.series, work):
+            self.post("A run on all series is already in progress")
+            return False
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.show()
+        self.cancel_button.show()
+        return True
+
+    def cancel_jobs(self) -> None:
+        busy = self.runner.is_busy()
+        self.runner.cancel_all()
+        if busy:
+            self.post("Cancelled running jobs")
+            for name in self.enabled:
+                if self.status.get(name) == "running…":
+                    self.status[name] = "cancelled"
+            self._refresh_method_items()
+
+    def restore_faithful_defaults(self) -> None:
+        self.settings.clear_params()
+        self.param_panel.reset_all()
+        self.post("Restored the faithful defaults of every method")

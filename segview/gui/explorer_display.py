@@ -1,0 +1,230 @@
+"""What the explorer shows (a mixin of :class:`~segview.gui.main_window.MainWindow`): the current
+series, computing and drawing the detectors' overlays and tracks, the focused method, the method
+list's status text, and the slots that take the job runner's results, failures and progress."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Slot
+
+from ..core.io.labels_csv import LabelRow
+from ..core.model import Series
+from ..core.registry import DetectorSpec
+from ..core.result import DetectionResult
+from .dataset_panel import NONE_SORT
+from .jobs import Lane, Request
+
+
+class ExplorerDisplay:
+    """Series, overlays, focus, runner slots. Needs the window's state (``series``, ``current``,
+    ``results``, ``status``, ``params``, ``enabled``, ...), its widgets (``series_plot``,
+    ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
+    ``progress``, ``cancel_button``), ``runner``, ``post``, ``_relayout``, ``export_csv`` and the
+    ``series_shown`` and ``overlay_updated`` signals."""
+
+    # ------------------------------------------------------------------ series
+    def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None) -> None:
+        self.runner.cancel_all()
+        self.runner.cache.clear()
+        self.results.clear()
+        self.series = list(series)
+        self._by_id = {s.id: s for s in self.series}
+        self.labels = dict(labels or {})
+        self.dataset_panel.model.set_dataset(self.series, self.labels)
+        self.current = None
+        if self.series:
+            self.dataset_panel.select(self.series[0].id)
+
+    def show_series(self, series_id: str) -> None:
+        s = self._by_id[series_id]
+        if self.current is not None and self.current.id == series_id:
+            return
+        self.current = s
+        self.runner.cancel_lanes(keep_series=series_id)
+        self.series_plot.set_series(s)
+        self.overview.set_series(s)
+        lab = self.labels.get(s.id)
+        ref = None if lab is None else lab.jagt_index
+        self.series_plot.set_reference(ref, "reference" if ref is not None else "")
+        for lane in self.lanes.values():
+            lane.clear()
+        self.tracks.blank()
+        i = self.series.index(s)
+        steady = "" if lab is None or lab.steady is None else (
+            f", labelled steady from {lab.jagt_index}" if lab.steady else ", labelled never steady")
+        self.setWindowTitle(f"segview — {s.id} ({i + 1}/{len(self.series)}, n={len(s)}{steady})")
+        for spec in self.specs:
+            self.status[spec.name] = ""
+        # quickest first (by the last run time seen), so slow methods do not hold up the others
+        for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
+                           key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
+            self._compute(spec, immediate=True)
+        self._refresh_method_items()
+        self.series_shown.emit(series_id)
+
+    def _compute(self, spec: DetectorSpec, immediate: bool = False) -> None:
+        if self.current is None:
+            return
+        lane = (self.current.id, spec.name)
+        cached = self.results.get(lane)
+        if cached is not None and cached.params == self.params[spec.name]:
+            self._draw(spec, cached)
+            return
+        self.runner.request(self.current, spec, self.params[spec.name], immediate=immediate)
+
+    # ------------------------------------------------------------------ drawing and focus
+    def _draw(self, spec: DetectorSpec, res: DetectionResult) -> None:
+        sp = self.series_plot
+        lane = self.lanes[spec.name]
+        lane.set_change_points([sp.x_of(c) for c in res.change_points], sp.y_span())
+        onset = res.steady_start if spec.produces == "onset" else None
+        lane.set_onset(None if onset is None else sp.x_of(onset), sp.x_end())
+        series = self.current
+
+        def x_map(xs: np.ndarray) -> np.ndarray:
+            if series is None or series.x is None:
+                return xs
+            return np.interp(xs, np.arange(len(series)), series.x)
+
+        if self.tracks.set_tracks(spec.name, res.tracks, self.colors[spec.name], spec.label,
+                                  dict(res.params), x_map) and spec.name == self.tracks.focus:
+            self._relayout()
+        if spec.produces == "onset":
+            text = "never steady" if res.steady_start is None else f"onset {res.steady_start}"
+        else:
+            k = len(res.change_points)
+            text = f"{k} change point{'' if k == 1 else 's'}"
+        self.status[spec.name] = f"{text}, {res.runtime_ms:.0f} ms"
+        self._refresh_method_items()
+        self.overlay_updated.emit(spec.name)
+
+    def _clear_method(self, name: str) -> None:
+        self.lanes[name].clear()
+        if self.tracks.clear_method(name) and name == self.tracks.focus:
+            self._relayout()
+
+    def set_focus(self, name: str | None) -> None:
+        """Show the diagnostic tracks of ``name`` (None: the first enabled onset detector)."""
+        if name is None or name not in self.enabled:
+            enabled = [s for s in self.specs if s.name in self.enabled]
+            onset = [s for s in enabled if s.produces == "onset"]
+            name = (onset or enabled)[0].name if enabled else None
+        if name == self.tracks.focus:
+            return
+        self.tracks.focus = name
+        self._relayout()
+        for lane_name, lane in self.lanes.items():
+            lane.set_emphasis(lane_name == name)
+        for box_name, box in self.param_panel.boxes.items():
+            box.setStyleSheet(f"QGroupBox::title {{ color: {self.colors[box_name]}; }}"
+                              if box_name == name else "")
+        if name is not None:
+            QTimer.singleShot(0, self._scroll_params_to_focus)
+            for i in range(self.method_list.count()):
+                item = self.method_list.item(i)
+                if item.data(Qt.ItemDataRole.UserRole) == name:
+                    self.method_list.blockSignals(True)
+                    self.method_list.setCurrentItem(item)
+                    self.method_list.blockSignals(False)
+            if self.persist:
+                self.settings.q.setValue("methods/focus", name)
+
+    @Slot()
+    def _scroll_params_to_focus(self) -> None:
+        box = self.param_panel.boxes.get(self.tracks.focus or "")
+        if box is not None:
+            self.param_panel.verticalScrollBar().setValue(box.y())
+
+    def _refresh_method_items(self) -> None:
+        self.method_list.blockSignals(True)
+        for i in range(self.method_list.count()):
+            item = self.method_list.item(i)
+            name = item.data(Qt.ItemDataRole.UserRole)
+            st = self.status.get(name, "") if name in self.enabled else ""
+            item.setText(self.spec_by_name[name].label + (f" — {st}" if st else ""))
+        self.method_list.blockSignals(False)
+
+    def _table_cell(self, spec: DetectorSpec, res: DetectionResult) -> tuple[str, float]:
+        if spec.produces == "onset":
+            if res.steady_start is None:
+                return "never", NONE_SORT
+            return str(res.steady_start), float(res.steady_start)
+        return f"{len(res.change_points)} cp", float(len(res.change_points))
+
+
+    # ------------------------------------------------------------------ runner slots
+    @Slot(object, object)
+    def _on_runner_result_ready(self, lane: Lane, res: DetectionResult) -> None:
+        sid, name = lane
+        spec = self.spec_by_name.get(name)
+        if spec is None:
+            return
+        self.results[lane] = res
+        self._runtime[name] = res.runtime_ms
+        if res.params == self.params[name]:
+            self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
+        if (self.current is not None and sid == self.current.id and name in self.enabled
+                and res.params == self.params[name]):
+            self._draw(spec, res)
+
+    @Slot(object, str, bool)
+    def _on_runner_job_failed(self, lane: Lane, text: str, recoverable: bool) -> None:
+        sid, name = lane
+        spec = self.spec_by_name.get(name)
+        label = spec.label if spec else name
+        first = text.strip().splitlines()[-1] if text.strip() else "failed"
+        kind = "" if recoverable else " (bug; details in the log)"
+        self.post(f"{label} on {sid}: {first}{kind}", tooltip=text)
+        self.dataset_panel.model.set_result(sid, name, "error", NONE_SORT)
+        if self.current is not None and sid == self.current.id:
+            self._clear_method(name)
+            self.status[name] = "\u26a0 error"
+            self._refresh_method_items()
+
+    @Slot(object, object)
+    def _on_runner_job_started(self, lane: Lane, req: Request) -> None:
+        if req.spec.slow:
+            self.progress.setRange(0, 0)  # busy until the first progress report
+            self.progress.show()
+            self.cancel_button.show()
+            self.status[req.spec.name] = "running…"
+            self._refresh_method_items()
+
+    @Slot(object, float, str)
+    def _on_runner_progress(self, lane: Lane, fraction: float, message: str) -> None:
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(fraction * 1000))
+        self.progress.setFormat(f"{self.spec_by_name[lane[1]].label} %p%")
+        self.progress.show()
+        self.cancel_button.show()
+
+    @Slot()
+    def _on_runner_idle(self) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    @Slot(str, str, object, object)
+    def _on_runner_batch_item(self, sid: str, name: str, params: object, res: object) -> None:
+        self.results[(sid, name)] = res
+        spec = self.spec_by_name[name]
+        if params == self.params[name]:
+            self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
+
+    @Slot(str, str, str)
+    def _on_runner_batch_failed(self, sid: str, name: str, text: str) -> None:
+        self.post(f"{self.spec_by_name[name].label} on {sid}: {text}")
+        self.dataset_panel.model.set_result(sid, name, "error", NONE_SORT)
+
+    @Slot(float, str)
+    def _on_runner_batch_progress(self, fraction: float, message: str) -> None:
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(fraction * 1000))
+        self.progress.setFormat(f"all series %p%  {message}")
+        self.progress.show()
+        self.cancel_button.show()
+
+    @Slot(bool)
+    def _on_runner_batch_finished(self, cancelled: bool) -> None:
+        self.post("Run on all series cancelled" if cancelled else "Run on all series finished")
+        path, self._export_after_batch = self._export_after_batch, None
+        if path and not cancelled:
+            self.export_csv(path, all_series=True)

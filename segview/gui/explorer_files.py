@@ -1,0 +1,137 @@
+"""The explorer's file actions (a mixin of :class:`~segview.gui.main_window.MainWindow`): opening
+files and folders with the labels beside them, recent files, the file dialogs, and export of the
+plot and of the detections as CSV."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog
+
+from ..core.errors import RecoverableError
+from ..core.io import load
+from ..core.io.labels_csv import LabelRow, read_labels
+from .export import detection_row, export_plot, write_csv
+
+
+class ExplorerFiles:
+    """Open / recent / export. Needs ``settings``, ``specs``, ``enabled``, ``params``, ``series``,
+    ``current``, ``results``, ``layout_item``, ``recent_menu``, ``post``, ``set_dataset`` and
+    ``run_on_all`` of the window."""
+
+    # ------------------------------------------------------------------ opening
+    def open_paths(self, paths: list[str]) -> bool:
+        """Load files/folders (replacing the current dataset); False when nothing could be loaded."""
+        try:
+            ds = load(paths)
+        except RecoverableError as err:
+            self.post(f"Cannot open: {err}")
+            return False
+        for problem in ds.problems:
+            self.post(f"Skipped {problem}")
+        labels: dict[str, LabelRow] = {}
+        for f in ds.label_files:
+            try:
+                labels.update(read_labels(f))
+            except RecoverableError as err:
+                self.post(f"Labels not read: {err}")
+        ids = {s.id for s in ds.series}
+        for f in self._nearby_label_files(paths, ds.label_files):
+            try:
+                found = read_labels(f)
+            except RecoverableError:
+                continue  # not a labels table
+            if ids & set(found):
+                labels.update(found)
+        if not ds.series:
+            self.post("No series found in " + ", ".join(map(str, paths)))
+            return False
+        for p in paths:
+            self._fill_recent(self.settings.add_recent(str(Path(p).resolve())))
+        first = Path(paths[0]).resolve()
+        self.settings.set_last_folder(str(first if first.is_dir() else first.parent))
+        self.set_dataset(list(ds.series), labels)
+        self.post(f"Loaded {len(ds.series)} series" + (f" and labels of {len(labels)}" if labels
+                                                       else "") + f" from {', '.join(map(str, paths))}")
+        return True
+
+    @staticmethod
+    def _nearby_label_files(paths: list[str], known: list[Path]) -> list[Path]:
+        """``labels.csv`` beside the opened files or folders, or one level up (``jmh/series``)."""
+        out: list[Path] = []
+        seen = {Path(k).resolve() for k in known}
+        for raw in paths:
+            p = Path(raw).resolve()
+            base = p if p.is_dir() else p.parent
+            for cand in (base / "labels.csv", base.parent / "labels.csv"):
+                if cand.is_file() and cand not in seen:
+                    seen.add(cand)
+                    out.append(cand)
+        return out
+
+    # ------------------------------------------------------------------ recent files and export
+    def _fill_recent(self, paths: list[str]) -> None:
+        self.recent_menu.clear()
+        for p in paths:
+            act = self.recent_menu.addAction(p)
+            act.setData(p)
+        self.recent_menu.setEnabled(bool(paths))
+
+    def _on_recent_triggered(self, action: QAction) -> None:
+        self.open_paths([str(action.data())])
+
+    def _on_open_file(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open series files", self.settings.last_folder())
+        if paths:
+            self.open_paths(paths)
+
+    def _on_open_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open folder", self.settings.last_folder())
+        if folder:
+            self.open_paths([folder])
+
+    def _on_export_plot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self.settings.last_folder(),
+                                              "PNG image (*.png);;SVG vector image (*.svg)")
+        if path:
+            self.export_plot(path)
+
+    def export_plot(self, path: str) -> None:
+        export_plot(self.layout_item, path)
+        self.post(f"Plot saved to {path}")
+
+    def _on_export_current(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export detections", self.settings.last_folder(),
+                                              "CSV (*.csv)")
+        if path:
+            self.export_csv(path, all_series=False)
+
+    def _on_export_all(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export detections of all series",
+                                              self.settings.last_folder(), "CSV (*.csv)")
+        if path:
+            self.export_csv(path, all_series=True)
+
+    def export_csv(self, path: str, all_series: bool = False) -> bool:
+        """Write the detections (columns of ``segview detect``) of the enabled methods.
+
+        For all series, missing results are computed first with a cancellable batch; the file is
+        written when it finishes (returns False then).
+        """
+        targets = self.series if all_series else ([self.current] if self.current else [])
+        specs = [s for s in self.specs if s.name in self.enabled]
+        missing = [(s.id, sp.name) for s in targets for sp in specs
+                   if not self._has_current_result(s.id, sp.name)]
+        if missing and all_series:
+            self._export_after_batch = path
+            self.run_on_all()
+            return False
+        rows = [detection_row(s.id, sp, self.results[(s.id, sp.name)]) for s in targets
+                for sp in specs if self._has_current_result(s.id, sp.name)]
+        n = write_csv(path, rows)
+        self.post(f"{n} detections saved to {path}")
+        return True
+
+    def _has_current_result(self, sid: str, name: str) -> bool:
+        res = self.results.get((sid, name))
+        return res is not None and res.params == self.params[name]
