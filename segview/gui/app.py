@@ -76,12 +76,17 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
         window.resize(*SCREENSHOT_SIZE)
     opened = window.open_paths(list(paths) if paths else [str(sample_dir())])
     window.show()
-    if screenshot is None:
-        return int(app.exec())
-    if not opened:
-        window.close()
-        return 1
-    return _take_screenshot(app, window, screenshot)
+    from .jobs import shutdown_shared_processes
+
+    try:
+        if screenshot is None:
+            return int(app.exec())
+        if not opened:
+            window.close()
+            return 1
+        return _take_screenshot(app, window, screenshot)
+    finally:
+        shutdown_shared_processes()
 
 
 def _take_screenshot(app: object, window: object, path: str) -> int:

@@ -15,24 +15,34 @@ one running job and one waiting request; the newest request wins:
    lane's, store returned ``prepare`` state in an LRU cache (GUI thread only, so no locks) and emit
    :attr:`JobRunner.result_ready`.
 
+Where the detector runs: segview's own detectors run in worker processes of a
+:class:`~segview.core.procpool.ProcessRunner` (one per application, see :func:`shared_processes`)
+and the runnable only waits for the answer, so a detector's Python code never competes with the
+GUI thread for the GIL. A cheap decide step whose ``prepare`` state is already cached here (a
+threshold slider) runs in the runnable itself, on the cached state; so do detectors a worker
+process cannot import (plug-ins registered at run time, test fakes), and everything when
+``SEGVIEW_IN_PROCESS=1``.
+
 Nothing here touches widgets. On shutdown every job is cancelled and the pool is waited for.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
 import traceback
 import weakref
-from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
-from ..core.api import check_length, run_spec
+from ..core.api import run_spec
 from ..core.context import RunContext
 from ..core.errors import Cancelled, RecoverableError
+from ..core.procpool import DetectorBug, ProcessRunner, compute, runs_in_worker, unpack
 from ..core.model import Series
 from ..core.params import Params
 from ..core.registry import DetectorSpec
@@ -41,6 +51,28 @@ log = logging.getLogger(__name__)
 
 Lane = tuple[str, str]
 LIVE_RUNNERS: "weakref.WeakSet[JobRunner]" = weakref.WeakSet()
+_SHARED_PROCESSES: list[ProcessRunner] = []
+
+
+def in_process_only() -> bool:
+    """``SEGVIEW_IN_PROCESS=1`` runs every detector in the pool threads (debugging, profiling)."""
+    return os.environ.get("SEGVIEW_IN_PROCESS", "").strip() not in ("", "0")
+
+
+def shared_processes() -> ProcessRunner | None:
+    """The application's detector worker processes, started (and warming up) on first use."""
+    if in_process_only():
+        return None
+    if not _SHARED_PROCESSES:
+        _SHARED_PROCESSES.append(ProcessRunner().start())
+        atexit.register(shutdown_shared_processes)
+    return _SHARED_PROCESSES[0]
+
+
+def shutdown_shared_processes() -> None:
+    """Stop the shared worker processes (at application exit)."""
+    while _SHARED_PROCESSES:
+        _SHARED_PROCESSES.pop().shutdown()
 
 
 @dataclass(frozen=True)
@@ -99,11 +131,13 @@ class DetectJob(QRunnable):
     """Run one detector on one series; emits exactly one of finished / failed / cancelled."""
 
     def __init__(self, lane: Lane, gen: int, req: Request, ctx: RunContext,
-                 cache_key: Hashable, prepared: object | None) -> None:
+                 cache_key: Hashable, prepared: object | None,
+                 remote: ProcessRunner | None = None) -> None:
         super().__init__()
         self.setAutoDelete(False)  # the runner keeps the Python reference until run() returned
         self.lane, self.gen, self.req, self.ctx = lane, gen, req, ctx
         self.cache_key, self.prepared = cache_key, prepared
+        self.remote = remote
         self.signals = WorkerSignals()
         self.done = threading.Event()
         self.ctx.on_progress = self._report
@@ -118,27 +152,27 @@ class DetectJob(QRunnable):
             self.done.set()
 
     def _run(self) -> None:
-        spec, series, params = self.req.spec, self.req.series, self.req.params
-        state = None
         try:
-            self.ctx.check()
-            ctx = self.ctx
-            if spec.prepare is not None and not spec.needs_x:
-                check_length(spec, series.values, params, series.id)
-                if self.prepared is None:
-                    state = spec.prepare(series.values, params, ctx)
-                    ctx = ctx.with_prepared(state)
-                else:
-                    ctx = ctx.with_prepared(self.prepared)
-            result = run_spec(spec, series, params, ctx)
+            result, state = self._compute()
         except Cancelled:
             self.signals.cancelled.emit(self.lane, self.gen)
         except RecoverableError as err:
             self.signals.failed.emit(self.lane, self.gen, str(err), True)
+        except DetectorBug as err:  # raised in a worker process; carries its traceback
+            self.signals.failed.emit(self.lane, self.gen, str(err), False)
         except Exception:  # a bug in a detector: report it, keep the app alive
             self.signals.failed.emit(self.lane, self.gen, traceback.format_exc(), False)
         else:
             self.signals.finished.emit(self.lane, self.gen, result, self.cache_key, state)
+
+    def _compute(self) -> tuple[object, object | None]:
+        spec, series, params = self.req.spec, self.req.series, self.req.params
+        self.ctx.check()
+        cheap_here = self.prepared is not None and not spec.slow  # decide step on cached state
+        if self.remote is None or cheap_here:
+            return compute(spec, series, params, self.ctx, self.prepared)
+        call = self.remote.submit(spec, series, params, self.prepared)
+        return unpack(call.wait(lambda: self.ctx.cancelled, self._report))
 
 
 class BatchSignals(QObject):
@@ -152,38 +186,69 @@ class BatchJob(QRunnable):
     """Run (spec, params) pairs over many series in one runnable ("run on all series")."""
 
     def __init__(self, series: Sequence[Series], work: Sequence[tuple[DetectorSpec, Params]],
-                 ctx: RunContext) -> None:
+                 ctx: RunContext, remote: ProcessRunner | None = None) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.series, self.work, self.ctx = list(series), list(work), ctx
+        self.remote = remote
         self.signals = BatchSignals()
         self.done = threading.Event()
 
     def run(self) -> None:  # worker thread
         cancelled = False
         total = max(1, len(self.series) * len(self.work))
-        k = 0
+        items = [(s, spec, params) for s in self.series for spec, params in self.work]
         try:
-            for s in self.series:
-                for spec, params in self.work:
-                    self.ctx.check()
-                    try:
-                        res = run_spec(spec, s, params, RunContext(self.ctx.cancel_event))
-                    except Cancelled:
-                        raise
-                    except RecoverableError as err:
-                        self.signals.item_failed.emit(s.id, spec.name, str(err))
-                    except Exception as err:  # keep going; report the bug
-                        self.signals.item_failed.emit(s.id, spec.name, f"{type(err).__name__}: {err}")
-                    else:
-                        self.signals.item_done.emit(s.id, spec.name, params, res)
-                    k += 1
-                    self.ctx.progress(k / total, f"{s.id}: {spec.label}")
+            for k, (s, spec, params, out) in enumerate(self._outcomes(items), start=1):
+                if isinstance(out, RecoverableError):
+                    self.signals.item_failed.emit(s.id, spec.name, str(out))
+                elif isinstance(out, DetectorBug):  # keep going; report the bug
+                    last = str(out).strip().splitlines()[-1:] or ["failed"]
+                    self.signals.item_failed.emit(s.id, spec.name, last[0])
+                elif isinstance(out, Exception):
+                    self.signals.item_failed.emit(s.id, spec.name, f"{type(out).__name__}: {out}")
+                else:
+                    self.signals.item_done.emit(s.id, spec.name, params, out)
+                self.ctx.progress(k / total, f"{s.id}: {spec.label}")
         except Cancelled:
             cancelled = True
         finally:
             self.signals.finished.emit(cancelled)
             self.done.set()
+
+    def _outcomes(self, items: list[tuple[Series, DetectorSpec, Params]]
+                  ) -> Iterator[tuple[Series, DetectorSpec, Params, object]]:
+        """Each item with its result or exception; worker runs keep every worker process busy."""
+        pending: deque = deque()
+        try:
+            for s, spec, params in items:
+                self.ctx.check()
+                if self.remote is not None and runs_in_worker(spec):
+                    pending.append((s, spec, params, self.remote.submit(spec, s, params)))
+                    while len(pending) >= self.remote.workers:
+                        yield self._collect(*pending.popleft())
+                    continue
+                try:
+                    out: object = run_spec(spec, s, params, RunContext(self.ctx.cancel_event))
+                except Cancelled:
+                    raise
+                except Exception as err:
+                    out = err
+                yield s, spec, params, out
+            while pending:
+                yield self._collect(*pending.popleft())
+        finally:
+            for *_, call in pending:
+                call.cancel()
+
+    def _collect(self, s: Series, spec: DetectorSpec, params: Params, call) -> tuple:
+        try:
+            out: object = unpack(call.wait(lambda: self.ctx.cancelled))[0]
+        except Cancelled:
+            raise
+        except Exception as err:
+            out = err
+        return s, spec, params, out
 
 
 class JobRunner(QObject):
@@ -200,8 +265,10 @@ class JobRunner(QObject):
     batch_finished = Signal(bool)
 
     def __init__(self, parent: QObject | None = None, debounce_ms: int = 80,
-                 max_threads: int | None = None, cache_size: int = 64) -> None:
+                 max_threads: int | None = None, cache_size: int = 64,
+                 processes: ProcessRunner | None = None) -> None:
         super().__init__(parent)
+        self.processes = processes
         self.pool = QThreadPool(self)
         # cpu-1 threads, but at least 2 so one long run does not queue every other overlay behind it
         self.pool.setMaxThreadCount(max_threads or max(2, (os.cpu_count() or 2) - 1))
@@ -289,7 +356,7 @@ class JobRunner(QObject):
         """Start a batch over ``series``; False when one is already running."""
         if self._batch is not None or self.closed:
             return False
-        job = BatchJob(series, work, RunContext())
+        job = BatchJob(series, work, RunContext(), self.processes)
         job.ctx.on_progress = job.signals.progress.emit
         job.signals.item_done.connect(self._on_batch_item_done)
         job.signals.item_failed.connect(self._on_batch_item_failed)
@@ -340,7 +407,8 @@ class JobRunner(QObject):
         self._prune()
         key = PrepareCache.key(req)
         prepared = self.cache.get(key) if req.spec.prepare is not None else None
-        job = DetectJob(lane, self.generation(lane), req, RunContext(), key, prepared)
+        remote = self.processes if runs_in_worker(req.spec) else None
+        job = DetectJob(lane, self.generation(lane), req, RunContext(), key, prepared, remote)
         job.signals.finished.connect(self._on_job_finished)
         job.signals.failed.connect(self._on_job_failed)
         job.signals.cancelled.connect(self._on_job_cancelled)

@@ -24,7 +24,7 @@ from .dataset_panel import DatasetPanel
 from .explorer_controls import ExplorerControls
 from .explorer_display import ExplorerDisplay
 from .explorer_files import ExplorerFiles
-from .jobs import JobRunner
+from .jobs import JobRunner, shared_processes
 from .param_panel import ParamPanel
 from .plots.markers import LaneMarkers
 from .plots.overview import Overview
@@ -62,7 +62,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.specs = list(specs) if specs is not None else registry.all_specs()
         self.spec_by_name = {s.name: s for s in self.specs}
         self.colors = {s.name: PALETTE[i % len(PALETTE)] for i, s in enumerate(self.specs)}
-        self.runner = JobRunner(self)
+        self.runner = JobRunner(self, processes=shared_processes())
         self.series: list[Series] = []
         self._by_id: dict[str, Series] = {}
         self.labels: dict[str, LabelRow] = {}

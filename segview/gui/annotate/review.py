@@ -119,9 +119,9 @@ class ReviewPanel(QWidget):
         if series is None:
             return
         if self.runner is None:
-            from ..jobs import JobRunner
+            from ..jobs import JobRunner, shared_processes
 
-            self.runner = JobRunner(self)
+            self.runner = JobRunner(self, processes=shared_processes())
             self.runner.result_ready.connect(self._on_result)
         self.runner.cancel_lanes(keep_series=series.id)
         for name in self.checked_detectors():

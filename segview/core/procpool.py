@@ -1,0 +1,366 @@
+"""Run registered detectors in worker processes, with cooperative cancellation and progress.
+
+The explorer dispatches every detector run from a pool thread. Run in that thread, a detector's
+Python code shares the GIL with the GUI thread, and every Qt call of a repaint that releases the
+GIL may wait for it: paints that take 5 ms on an idle machine took 10-16 ms while op, pelt and
+fisher ran, and Auto-PARM alone stalled the event loop for 60 ms. A :class:`ProcessRunner` runs the
+detector in a separate process instead (``spawn`` start method, so no Qt state is forked); the pool
+thread only waits for the answer, which costs the GUI nothing.
+
+Cancellation and progress cross the process boundary through shared memory: each call gets a
+*slot* with a cancel flag, a progress fraction and a short progress message. A worker's
+:class:`RunContext` reads the flag in ``check()`` and writes the fraction in ``progress()``, so
+detectors need no change. Worker processes run at a lower CPU priority (``nice``) so that on a
+busy machine the GUI thread gets a core first, and they load every fast detector's compiled
+kernels once at start-up (numba's on-disk cache), off the GUI thread.
+
+Only detectors that a fresh process registers by importing ``segview.core.detectors`` can run
+there (see :func:`runs_in_worker`); others (plug-ins registered at run time, test fakes) stay in
+the dispatching thread.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import ctypes
+import logging
+import multiprocessing as mp
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .api import check_length, run_spec
+from .context import RunContext
+from .errors import Cancelled, RecoverableError
+from .model import Series
+from .params import Params
+from .registry import DetectorSpec
+
+log = logging.getLogger(__name__)
+
+MESSAGE_BYTES = 96
+DEFAULT_SLOTS = 256
+WORKER_NICE = 10
+BUILTIN_PACKAGE = "segview.core.detectors"
+
+# Worker-process state (set by _init_worker; never used in the parent process).
+_SHARED: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker returns: ``status`` is ok, cancelled, recoverable or bug."""
+
+    status: str
+    result: Any = None
+    state: Any = None
+    text: str = ""
+
+
+class SharedFlag:
+    """A ``threading.Event``-like view of one cancel flag in shared memory."""
+
+    def __init__(self, flags: Any, slot: int) -> None:
+        self.flags, self.slot = flags, slot
+
+    def is_set(self) -> bool:
+        return bool(self.flags[self.slot])
+
+    def set(self) -> None:
+        self.flags[self.slot] = 1
+
+    def clear(self) -> None:
+        self.flags[self.slot] = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            left = 0.005 if end is None else min(0.005, end - time.monotonic())
+            if left <= 0:
+                break
+            time.sleep(left)
+        return self.is_set()
+
+
+def runs_in_worker(spec: DetectorSpec) -> bool:
+    """True for detectors a fresh worker process registers itself (segview's own)."""
+    return getattr(spec.run, "__module__", "").startswith(BUILTIN_PACKAGE)
+
+
+def compute(spec: DetectorSpec, series: Series, params: Params, ctx: RunContext,
+            prepared: object | None = None) -> tuple[Any, object | None]:
+    """Run ``spec`` the way the explorer does: ``(result, prepare state computed here or None)``.
+
+    With a ``prepare`` stage, ``prepared`` (a cached state) skips it; otherwise the state is
+    computed and returned so the caller can cache it.
+    """
+    state = None
+    ctx.check()
+    if spec.prepare is not None and not spec.needs_x:
+        check_length(spec, series.values, params, series.id)
+        if prepared is None:
+            state = spec.prepare(series.values, params, ctx)
+            ctx = ctx.with_prepared(state)
+        else:
+            ctx = ctx.with_prepared(prepared)
+    return run_spec(spec, series, params, ctx), state
+
+
+# ------------------------------------------------------------------------------ worker side
+
+def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: bool) -> None:
+    _SHARED.update(flags=flags, fractions=fractions, messages=messages)
+    if nice and hasattr(os, "nice"):
+        try:
+            os.nice(nice)
+        except OSError:  # not permitted: run at normal priority
+            pass
+    from . import registry
+
+    registry.all_specs()
+    if warm:
+        warm_up()
+
+
+def warm_up(n: int = 400) -> None:
+    """Run every fast registered detector once on a small series (loads compiled kernels)."""
+    from . import registry
+
+    rng = np.random.default_rng(1)
+    values = np.concatenate([np.linspace(3.0, 1.0, n // 4), np.ones(n - n // 4)])
+    series = Series(values + 0.05 * rng.standard_normal(n), id="warm-up")
+    for spec in registry.all_specs():
+        if spec.slow or spec.needs_x:
+            continue
+        try:
+            run_spec(spec, series, spec.defaults())
+        except Exception:  # warm-up is best effort; the real run reports errors
+            log.debug("warm-up of %s failed", spec.name, exc_info=True)
+
+
+def _slot_context(slot: int) -> RunContext:
+    fractions, messages = _SHARED["fractions"], _SHARED["messages"]
+
+    def report(fraction: float, message: str) -> None:
+        raw = message.encode("utf-8", "replace")[:MESSAGE_BYTES - 1]
+        start = slot * MESSAGE_BYTES
+        messages[start:start + len(raw) + 1] = raw + b"\0"
+        fractions[slot] = fraction
+
+    return RunContext(SharedFlag(_SHARED["flags"], slot), report)  # type: ignore[arg-type]
+
+
+def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | None, sid: str,
+                   params: Params, prepared: object | None) -> Outcome:
+    from . import registry
+
+    try:
+        spec = registry.get(name)
+        series = Series(values, x, sid)
+        result, state = compute(spec, series, params, _slot_context(slot), prepared)
+    except Cancelled:
+        return Outcome("cancelled")
+    except RecoverableError as err:
+        return Outcome("recoverable", text=str(err))
+    except Exception:  # a bug in a detector: its traceback goes back to the caller
+        return Outcome("bug", text=traceback.format_exc())
+    return Outcome("ok", result, state)
+
+
+def _ping() -> int:
+    return os.getpid()
+
+
+# ------------------------------------------------------------------------------ parent side
+
+class WorkerDied(RecoverableError):
+    """A worker process ended while running a detector (crash, killed, out of memory)."""
+
+
+class RemoteCall:
+    """One detector run in a worker: its future, cancel flag and progress."""
+
+    def __init__(self, runner: "ProcessRunner", slot: int, future: cf.Future) -> None:
+        self.runner, self.slot, self.future = runner, slot, future
+
+    def cancel(self) -> None:
+        if not self.future.cancel():
+            self.runner._flags[self.slot] = 1
+
+    def progress(self) -> tuple[float, str]:
+        start = self.slot * MESSAGE_BYTES
+        raw = bytes(self.runner._messages[start:start + MESSAGE_BYTES]).split(b"\0", 1)[0]
+        return float(self.runner._fractions[self.slot]), raw.decode("utf-8", "replace")
+
+    def wait(self, cancelled: Callable[[], bool],
+             on_progress: Callable[[float, str], None] | None = None,
+             poll_s: float = 0.05) -> Outcome:
+        """Block until the worker answers; raise :class:`Cancelled` as soon as ``cancelled()``.
+
+        Raises:
+            Cancelled: the caller cancelled (the worker is told and its answer dropped).
+            WorkerDied: the worker process ended before answering (the pool is replaced).
+        """
+        last = (-1.0, "")
+        while True:
+            try:
+                return self.future.result(timeout=poll_s)
+            except cf.TimeoutError:
+                pass
+            except cf.CancelledError:
+                raise Cancelled() from None
+            except cf.process.BrokenProcessPool as err:
+                self.runner._on_broken(self.future)
+                raise WorkerDied(f"the worker process ended unexpectedly ({err}); "
+                                 "a new one was started") from None
+            if cancelled():
+                self.cancel()
+                raise Cancelled()
+            if on_progress is not None:
+                now = self.progress()
+                if now != last and now[0] > 0:
+                    last = now
+                    on_progress(*now)
+
+
+class ProcessRunner:
+    """A pool of worker processes for detector runs (see the module docstring).
+
+    Args:
+        workers: processes (default: CPU count - 1, at least 2).
+        slots: how many calls may be in flight or queued at once.
+        nice: CPU priority decrease of the workers (POSIX).
+        warm: load every fast detector's kernels when a worker starts.
+    """
+
+    def __init__(self, workers: int | None = None, slots: int = DEFAULT_SLOTS,
+                 nice: int = WORKER_NICE, warm: bool = True) -> None:
+        self.workers = workers or max(2, (os.cpu_count() or 2) - 1)
+        self.nice, self.warm = nice, warm
+        self._ctx = mp.get_context("spawn")
+        self._flags = self._ctx.RawArray(ctypes.c_int8, slots)
+        self._fractions = self._ctx.RawArray(ctypes.c_double, slots)
+        self._messages = self._ctx.RawArray(ctypes.c_char, slots * MESSAGE_BYTES)
+        self._free = list(range(slots - 1, -1, -1))
+        self._lock = threading.Lock()
+        self._slots_free = threading.Condition(self._lock)
+        self._executor: cf.ProcessPoolExecutor | None = None
+        self.closed = False
+        self.restarts = 0
+
+    # ----------------------------------------------------------------- life cycle
+    def start(self) -> "ProcessRunner":
+        """Start the worker processes now (they warm up in the background)."""
+        with self._lock:
+            ex = self._ensure_executor()
+        for _ in range(self.workers):
+            ex.submit(_ping)
+        return self
+
+    def _ensure_executor(self) -> cf.ProcessPoolExecutor:
+        if self.closed:
+            raise RuntimeError("ProcessRunner is shut down")
+        if self._executor is None:
+            self._executor = cf.ProcessPoolExecutor(
+                self.workers, mp_context=self._ctx, initializer=_init_worker,
+                initargs=(self._flags, self._fractions, self._messages, self.nice, self.warm))
+        return self._executor
+
+    def _on_broken(self, future: cf.Future) -> None:
+        """Replace a pool whose worker died (only once per broken pool)."""
+        with self._lock:
+            ex = self._executor
+            if ex is not None and getattr(ex, "_broken", False):
+                self._executor = None
+                self.restarts += 1
+                log.warning("a detector worker process died; starting a new pool")
+                _terminate(ex)
+
+    def worker_pids(self) -> list[int]:
+        ex = self._executor
+        procs = getattr(ex, "_processes", None) or {}
+        return [p.pid for p in procs.values() if p.is_alive()]
+
+    def shutdown(self, timeout: float = 2.0) -> None:
+        """Cancel every call, stop the workers (terminated when they do not stop in time)."""
+        with self._lock:
+            self.closed = True
+            ex, self._executor = self._executor, None
+            for i in range(len(self._flags)):
+                self._flags[i] = 1
+        if ex is None:
+            return
+        procs = list((getattr(ex, "_processes", None) or {}).values())
+        ex.shutdown(wait=False, cancel_futures=True)
+        end = time.monotonic() + timeout
+        for p in procs:
+            p.join(max(0.0, end - time.monotonic()))
+        _terminate(ex, procs)
+
+    # ----------------------------------------------------------------- calls
+    def submit(self, spec: DetectorSpec, series: Series, params: Params,
+               prepared: object | None = None) -> RemoteCall:
+        """Start ``spec`` on ``series`` in a worker; the slot is freed when the call ends."""
+        with self._lock:
+            while not self._free:
+                self._slots_free.wait()
+            slot = self._free.pop()
+            self._flags[slot] = 0
+            self._fractions[slot] = 0.0
+            self._messages[slot * MESSAGE_BYTES] = b"\0"
+            try:
+                ex = self._ensure_executor()
+                fut = ex.submit(_run_in_worker, slot, spec.name, series.values, series.x,
+                                series.id, params, prepared)
+            except cf.process.BrokenProcessPool:
+                self._executor = None
+                self.restarts += 1
+                ex = self._ensure_executor()
+                fut = ex.submit(_run_in_worker, slot, spec.name, series.values, series.x,
+                                series.id, params, prepared)
+            except BaseException:
+                self._free.append(slot)
+                raise
+        fut.add_done_callback(lambda _f, s=slot: self._release(s))
+        return RemoteCall(self, slot, fut)
+
+    def _release(self, slot: int) -> None:
+        with self._lock:
+            self._free.append(slot)
+            self._slots_free.notify()
+
+    def run(self, spec: DetectorSpec, series: Series, params: Params,
+            ctx: RunContext, prepared: object | None = None) -> tuple[Any, object | None]:
+        """Like :func:`compute`, in a worker: cancellation and progress go through ``ctx``."""
+        call = self.submit(spec, series, params, prepared)
+        out = call.wait(lambda: ctx.cancelled, ctx.on_progress)
+        return unpack(out)
+
+
+def unpack(out: Outcome) -> tuple[Any, object | None]:
+    """``(result, state)`` of a worker's answer; raises what the detector raised."""
+    if out.status == "ok":
+        return out.result, out.state
+    if out.status == "cancelled":
+        raise Cancelled()
+    if out.status == "recoverable":
+        raise RecoverableError(out.text)
+    raise DetectorBug(out.text)
+
+
+class DetectorBug(Exception):
+    """A detector raised an unexpected exception in a worker; ``str()`` is its traceback."""
+
+
+def _terminate(ex: cf.ProcessPoolExecutor, procs: list | None = None) -> None:
+    for p in procs if procs is not None else list((getattr(ex, "_processes", None) or {}).values()):
+        if p.is_alive():
+            p.terminate()
+            p.join(1.0)
+        if p.is_alive():
+            p.kill()

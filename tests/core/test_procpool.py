@@ -1,0 +1,159 @@
+"""Detector runs in worker processes: same answers as in-process runs, cancellation and progress
+across the process boundary, errors carried back, a dead worker replaced, clean shutdown."""
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from segview.core import registry
+from segview.core.api import run_spec
+from segview.core.context import RunContext
+from segview.core.errors import Cancelled, InputError, RecoverableError
+from segview.core.io import load
+from segview.core.model import Series
+from segview.core.procpool import (DetectorBug, Outcome, ProcessRunner, SharedFlag, WorkerDied,
+                                   runs_in_worker, unpack)
+from segview.core.resources import sample_dir
+from segview.core.synthetic import warmup_plateau
+
+
+@pytest.fixture(scope="module")
+def procs():
+    runner = ProcessRunner(workers=2, warm=False).start()
+    yield runner
+    runner.shutdown()
+    assert runner.worker_pids() == []
+
+
+@pytest.fixture(scope="module")
+def jmh() -> Series:
+    return load(sample_dir() / "s0065.json")[0]
+
+
+@pytest.mark.parametrize("name", ["kbkssd", "pelt", "binseg", "fisher"])
+def test_worker_result_equals_in_process_result(procs, jmh, name):
+    spec = registry.get(name)
+    params = spec.defaults()
+    expected = run_spec(spec, jmh, params)
+    result, state = procs.run(spec, jmh, params, RunContext())
+    assert result.change_points.tolist() == expected.change_points.tolist()
+    assert result.steady_start == expected.steady_start
+    assert [t.name for t in result.tracks] == [t.name for t in expected.tracks]
+    for got, want in zip(result.tracks, expected.tracks):
+        np.testing.assert_array_equal(got.y, want.y)
+    assert (state is not None) == (spec.prepare is not None)
+
+
+def test_cached_prepare_state_is_used_by_the_worker(procs, jmh):
+    spec = registry.get("kbkssd")
+    first, state = procs.run(spec, jmh, spec.defaults(), RunContext())
+    stricter = spec.coerce({"prob_threshold": 0.99})
+    again, state2 = procs.run(spec, jmh, stricter, RunContext(), prepared=state)
+    assert state2 is None  # nothing recomputed, nothing sent back
+    assert again.steady_start == run_spec(spec, jmh, stricter).steady_start
+
+
+def test_cancel_reaches_the_worker_and_the_pool_stays_usable(procs):
+    spec = registry.get("cpssd")  # seconds of work with ctx.check() in its loops
+    s, _ = warmup_plateau(n=3000, seed=3)
+    ctx = RunContext()
+    seen: list[float] = []
+
+    def on_progress(fraction: float, message: str) -> None:
+        seen.append(fraction)
+        ctx.cancel()  # cancel at the first progress report
+
+    call = procs.submit(spec, s, spec.defaults())
+    with pytest.raises(Cancelled):
+        call.wait(lambda: ctx.cancelled, on_progress)
+    assert seen and 0 < seen[0] <= 1
+    assert call.future.result(timeout=60).status == "cancelled"  # the worker stopped, not finished
+    ok, _ = procs.run(registry.get("pelt"), s, registry.get("pelt").defaults(), RunContext())
+    assert ok.change_points.size >= 0
+
+
+def test_progress_messages_cross_the_process_boundary(procs):
+    spec = registry.get("cpssd")
+    s, _ = warmup_plateau(n=600, seed=4)
+    reports: list[tuple[float, str]] = []
+    ctx = RunContext(on_progress=lambda f, m: reports.append((f, m)))
+    result, _ = procs.run(spec, s, spec.defaults(), ctx)
+    assert result.detector == "cpssd"
+    assert reports, "no progress reported"
+    fractions = [f for f, _ in reports]
+    assert all(0 < f <= 1 for f in fractions)
+    assert any(m for _, m in reports)
+
+
+def test_input_error_comes_back_as_a_recoverable_error(procs):
+    spec = registry.get("kbkssd")
+    short = Series(np.arange(5.0), id="tiny")
+    with pytest.raises(RecoverableError, match="tiny"):
+        procs.run(spec, short, spec.defaults(), RunContext())
+
+
+def test_unpack_maps_every_status():
+    assert unpack(Outcome("ok", 1, 2)) == (1, 2)
+    with pytest.raises(Cancelled):
+        unpack(Outcome("cancelled"))
+    with pytest.raises(RecoverableError, match="bad input"):
+        unpack(Outcome("recoverable", text="bad input"))
+    with pytest.raises(DetectorBug, match="ZeroDivisionError"):
+        unpack(Outcome("bug", text="Traceback ...\nZeroDivisionError: x"))
+
+
+def test_a_killed_worker_is_reported_and_replaced():
+    runner = ProcessRunner(workers=1, warm=False).start()
+    try:
+        spec = registry.get("cpssd")
+        s, _ = warmup_plateau(n=3000, seed=5)
+        started: list[float] = []
+        call = runner.submit(spec, s, spec.defaults())
+
+        def on_progress(fraction: float, message: str) -> None:
+            if not started:  # the worker is busy with our call: kill it
+                started.append(fraction)
+                for pid in runner.worker_pids():
+                    os.kill(pid, signal.SIGKILL)
+
+        with pytest.raises(WorkerDied, match="ended unexpectedly"):
+            call.wait(lambda: False, on_progress)
+        assert runner.restarts == 1
+        pelt = registry.get("pelt")
+        result, _ = runner.run(pelt, s, pelt.defaults(), RunContext())
+        assert result.detector == "pelt"
+    finally:
+        runner.shutdown()
+    assert runner.worker_pids() == []
+
+
+def test_only_segviews_own_detectors_run_in_workers():
+    assert all(runs_in_worker(s) for s in registry.all_specs())
+    from tests.fakes import FAKE_ONSET
+
+    assert not runs_in_worker(FAKE_ONSET)  # registered at run time: a worker would not know it
+
+
+def test_shared_flag_behaves_like_an_event():
+    import ctypes
+    import multiprocessing as mp
+
+    flags = mp.get_context("spawn").RawArray(ctypes.c_int8, 4)
+    flag = SharedFlag(flags, 2)
+    assert not flag.is_set() and not flag.wait(0.01)
+    flag.set()
+    assert flag.is_set() and flag.wait(0.01) and flags[2] == 1 and flags[1] == 0
+    flag.clear()
+    assert not flag.is_set()
+
+
+def test_input_errors_are_input_errors_in_process_too():
+    # the in-process path of the same helper raises the typed error (the worker sends text)
+    from segview.core.procpool import compute
+
+    spec = registry.get("kbkssd")
+    with pytest.raises(InputError):
+        compute(spec, Series(np.arange(5.0), id="tiny"), spec.defaults(), RunContext())
