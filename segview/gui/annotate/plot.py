@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 
-from ..plots.grid import light_grid
+from ..plots.style import light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 ONSET_COLOR = "#0072B2"
@@ -44,8 +44,7 @@ class AnnotationPlot(pg.PlotWidget):
         self.plotItem.getAxis("left").setWidth(64)
         self.plotItem.setLabel("bottom", "sample index")
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
-        self.curve.setDownsampling(auto=True, method="peak")
-        self.curve.setClipToView(True)
+        peak_downsampling(self.plotItem)
         self.plotItem.addItem(self.curve)
         self.plotItem.setAutoVisible(y=True)  # y fits the samples in view when zoomed in x
         self.plotItem.getViewBox().sigXRangeChanged.connect(self._on_x_range)
@@ -111,11 +110,13 @@ class AnnotationPlot(pg.PlotWidget):
         return len(self.values)
 
     def reset_view(self) -> None:
-        """Fit the whole series (the R key); then x auto-range off (clip-to-view works) and y
-        auto-range on, fitted to the samples in view."""
-        self.plotItem.enableAutoRange(x=True, y=True)
-        self.plotItem.autoRange()
+        """Fit the whole series (the R key), y auto-ranged to the samples in view.
+
+        The x range comes from the series: with clip-to-view on, the curve's own bounds are only
+        the samples in view, so ``autoRange()`` would keep the zoom.
+        """
         self.plotItem.enableAutoRange(x=False, y=True)
+        self.plotItem.setXRange(0.0, float(max(self.n - 1, 1)), padding=0.02)
 
     def snap(self, x: float) -> int:
         """The nearest sample index to plot coordinate ``x`` (clipped to the series)."""
@@ -290,7 +291,7 @@ class OverviewStrip(pg.PlotWidget):
         self.plotItem.setMouseEnabled(x=False, y=False)
         self.plotItem.hideButtons()
         self.curve = pg.PlotDataItem(pen=pg.mkPen("#777777", width=1))
-        self.curve.setDownsampling(auto=True, method="peak")
+        peak_downsampling(self.plotItem, clip=False)
         self.plotItem.addItem(self.curve)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(0, 114, 178, 40),
                                           pen=pg.mkPen(ONSET_COLOR, width=1))

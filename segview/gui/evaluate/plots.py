@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from ...core.evaluation.evaluate import EvaluationReport
-from ..plots.grid import light_grid
+from ..plots.style import light_grid
 
 BAR_KEYS = (("agreement", "agree"), ("false_positive", "FP"), ("false_negative", "FN"))
 N_BINS = 40

@@ -6,6 +6,7 @@ from PySide6.QtCore import QSignalBlocker
 
 from ...core.model import Series
 from .series_plot import AXIS_WIDTH, SERIES_PEN
+from .style import peak_downsampling
 
 
 class Overview:
@@ -21,7 +22,7 @@ class Overview:
         self.plot.getAxis("left").setStyle(showValues=False)
         self.plot.setMaximumHeight(70)
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
-        self.curve.setDownsampling(auto=True, method="peak")
+        peak_downsampling(self.plot, clip=False)  # the overview always shows everything
         self.plot.addItem(self.curve)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(80, 120, 200, 40))
         self.region.setZValue(10)

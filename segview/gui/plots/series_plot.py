@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...core.model import Series
-from .grid import light_grid
+from .style import light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 REFERENCE_COLOR = "#000000"
@@ -24,8 +24,7 @@ class SeriesPlot:
         plot.getAxis("left").setWidth(AXIS_WIDTH)
         plot.setMenuEnabled(False)
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
-        self.curve.setDownsampling(auto=True, method="peak")
-        self.curve.setClipToView(True)
+        peak_downsampling(plot)
         plot.addItem(self.curve)
         self.reference = pg.InfiniteLine(
             angle=90, movable=False, pen=pg.mkPen(REFERENCE_COLOR, width=2, style=Qt.PenStyle.DotLine),
@@ -50,10 +49,17 @@ class SeriesPlot:
         self.reset_view()
 
     def reset_view(self) -> None:
-        """Fit the whole series, then turn x auto-range off so clipping to the view works."""
-        self.plot.enableAutoRange(x=True, y=True)
-        self.plot.autoRange()
-        self.plot.enableAutoRange(x=False)
+        """Fit the whole series, y auto-ranged; x auto-range stays off so clipping to the view works.
+
+        The x range comes from the series: with clip-to-view on, the curve's own bounds are only
+        the samples in view, so ``autoRange()`` would keep the zoom.
+        """
+        if self.series is None:
+            return
+        xs = self.series.xs()
+        self.plot.enableAutoRange(x=False, y=True)
+        self.plot.setXRange(float(xs[0]), float(xs[-1]) if xs.size > 1 else float(xs[0]) + 1.0,
+                            padding=0.02)
 
     def x_of(self, index: int | float) -> float:
         """Plot x of a sample index."""

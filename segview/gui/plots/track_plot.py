@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...core.result import Track
-from .grid import light_grid
+from .style import light_grid, peak_downsampling
 from .series_plot import AXIS_WIDTH
 
 TRACK_HEIGHT = 80
@@ -95,8 +95,7 @@ class TrackStack:
         plot.setMaximumHeight(TRACK_HEIGHT * 1.5)
         plot.setPreferredHeight(TRACK_HEIGHT)
         curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
-        curve.setDownsampling(auto=True, method="peak")
-        curve.setClipToView(True)
+        peak_downsampling(plot)
         plot.addItem(curve)
         title = pg.TextItem(f"{label}: {t.name}", color=color, anchor=(0, 0),
                             fill=pg.mkBrush(255, 255, 255, 190))
