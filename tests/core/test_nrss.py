@@ -43,7 +43,10 @@ def test_table1_extrap_mode():
     assert_e(r.stats["nrss"], [None, None, 0.152426, 0.251642, 0.325764, None])
     eps = r.stats["eps"]
     assert eps[0] == -math.inf
-    assert eps[1] == pytest.approx(0.749, abs=5e-4)
+    # eps_1 = e_1 / e_0 is a ratio of rounding noise (4.2e-16 / 4.7e-16 in Extra-P's run, 0.749;
+    # 0.849 with numpy 2.4): spec §5 asserts such values only as noise, so assert what the
+    # decision uses: finite and far below t_eps = 4 (pattern bit 0)
+    assert 0 <= eps[1] < 4
     assert eps[2] > 4 and eps[3] == pytest.approx(1.65091, rel=1e-5)
     assert eps[4] == pytest.approx(1.29456, rel=1e-5)
     assert r.stats["subset_models"][2] == "-8.86073 + 6.51072*p^(1/2)*log2(p)"
