@@ -64,7 +64,14 @@ def shared_processes() -> ProcessRunner | None:
     if in_process_only():
         return None
     if not _SHARED_PROCESSES:
-        _SHARED_PROCESSES.append(ProcessRunner().start())
+        try:
+            runner = ProcessRunner().start()
+        except (OSError, RuntimeError) as err:  # no processes here (sandbox, limits): use threads
+            log.warning("detector worker processes unavailable (%s); running detectors in threads",
+                        err)
+            os.environ["SEGVIEW_IN_PROCESS"] = "1"
+            return None
+        _SHARED_PROCESSES.append(runner)
         atexit.register(shutdown_shared_processes)
     return _SHARED_PROCESSES[0]
 

@@ -80,3 +80,25 @@ def test_run_on_all_series_goes_through_the_workers(qtbot, make_window, series):
             got = win.results[(s.id, sp.name)]
             assert got.steady_start == want.steady_start
             assert got.change_points.tolist() == want.change_points.tolist()
+
+
+def test_without_worker_processes_the_explorer_uses_threads(qtbot, monkeypatch, make_window,
+                                                           series):
+    from segview.core import procpool
+    from segview.gui import jobs
+
+    def refuse(self):
+        raise OSError("process creation not permitted")
+
+    monkeypatch.setattr(jobs, "_SHARED_PROCESSES", [])
+    monkeypatch.setattr(procpool.ProcessRunner, "start", refuse)
+    monkeypatch.setenv("SEGVIEW_IN_PROCESS", "")
+    assert jobs.shared_processes() is None
+    assert jobs.in_process_only()  # decided once, not retried for every window
+    spec = registry.get("binseg")
+    win = make_window(spec)
+    assert win.runner.processes is None
+    with qtbot.waitSignal(win.overlay_updated, timeout=60000):
+        win.set_dataset(series)
+    expected = run_spec(spec, series[0], spec.defaults())
+    assert win.lanes["binseg"].positions() == [float(c) for c in expected.change_points]
