@@ -29,6 +29,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,7 +215,7 @@ class RemoteCall:
                 pass
             except cf.CancelledError:
                 raise Cancelled() from None
-            except cf.process.BrokenProcessPool as err:
+            except BrokenProcessPool as err:
                 self.runner._on_broken(self.future)
                 raise WorkerDied(f"the worker process ended unexpectedly ({err}); "
                                  "a new one was started") from None
@@ -317,7 +318,7 @@ class ProcessRunner:
                 ex = self._ensure_executor()
                 fut = ex.submit(_run_in_worker, slot, spec.name, series.values, series.x,
                                 series.id, params, prepared)
-            except cf.process.BrokenProcessPool:
+            except BrokenProcessPool:
                 self._executor = None
                 self.restarts += 1
                 ex = self._ensure_executor()
