@@ -59,6 +59,7 @@ class ExplorerDisplay:
                            key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
             self._compute(spec, immediate=True)
         self._refresh_method_items()
+        self.plot_widget.scene().prepareForPaint()  # one paint, not two (see _draw)
         self.series_shown.emit(series_id)
 
     def _compute(self, spec: DetectorSpec, immediate: bool = False) -> None:
@@ -95,6 +96,9 @@ class ExplorerDisplay:
             text = f"{k} change point{'' if k == 1 else 's'}"
         self.status[spec.name] = f"{text}, {res.runtime_ms:.0f} ms"
         self._refresh_method_items()
+        # settle auto-ranges now: done lazily inside the paint, a range change schedules a second
+        # paint of the whole view right after the first
+        self.plot_widget.scene().prepareForPaint()
         self.overlay_updated.emit(spec.name)
 
     def _clear_method(self, name: str) -> None:

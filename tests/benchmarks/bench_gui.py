@@ -125,31 +125,37 @@ def bench_slider(win, specs, repeats: int) -> dict:
     return out
 
 
-def idle_stall() -> float:
-    """The same measurement with nothing happening: the machine's scheduling noise."""
+def _ticker() -> tuple[QTimer, list[float]]:
     ticks: list[float] = []
     timer = QTimer()
     timer.setInterval(5)
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    timer.start()
-    pause(1000)
-    timer.stop()
-    return float(np.diff(ticks).max() * 1000 - 5.0)
+    return timer, ticks
 
 
-def bench_stall(win, app) -> tuple[float, float]:
-    """(longest stall while detectors run, longest switch) over three series switches.
+def idle_stalls(windows: int, ms: int = 600) -> list[float]:
+    """The same measurement with nothing happening: the machine's scheduling noise, per window."""
+    timer, ticks = _ticker()
+    out = []
+    for _ in range(windows):
+        ticks.clear()
+        timer.start()
+        pause(ms)
+        timer.stop()
+        out.append(float(np.diff(ticks).max() * 1000 - 5.0))
+    return out
+
+
+def bench_stall(win, switches: int) -> tuple[list[float], list[float]]:
+    """Per series switch: (longest stall while detectors run, the switch's own gap).
 
     The gap that contains the switch itself (loading the new series into the plots and its first
     paint) is reported separately; every later gap until the runner is idle counts as a stall
     while detectors run and their overlays are drawn.
     """
-    ticks: list[float] = []
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    worst, worst_switch = 0.0, 0.0
-    for _ in range(3):
+    timer, ticks = _ticker()
+    stalls, gaps_at_switch = [], []
+    for _ in range(switches):
         ticks.clear()
         timer.start()
         pause(50)
@@ -163,11 +169,37 @@ def bench_stall(win, app) -> tuple[float, float]:
         gaps = np.diff(t) * 1000 - 5.0
         after = np.flatnonzero(t[1:] > t_switch)
         if after.size:
-            worst_switch = max(worst_switch, float(gaps[after[0]]))
+            gaps_at_switch.append(float(gaps[after[0]]))
             rest = gaps[after[1:]]
-            if rest.size:
-                worst = max(worst, float(rest.max()))
-    return worst, worst_switch
+            stalls.append(float(rest.max()) if rest.size else 0.0)
+    return stalls, gaps_at_switch
+
+
+def bench_slow(win, series, processes, name: str = "autoparm") -> dict:
+    """Longest stall while one slow detector runs on a series (no other detector enabled):
+    worker processes vs pool threads, one series switch each (the switch's own gap excluded)."""
+    if name not in win.spec_by_name:
+        return {}
+    enabled = [n for n in win.enabled if n != name]
+    for n in enabled:
+        win.set_method_enabled(n, False)
+    win.set_method_enabled(name, True)
+    out = {}
+    for mode, procs in (("processes", processes), ("threads", None)):
+        win.runner.processes = procs
+        win.set_dataset(series)
+        settle(win)
+        stalls, _ = bench_stall(win, 1)
+        out[mode] = stalls[0]
+    win.runner.processes = processes
+    win.set_method_enabled(name, False)
+    for n in enabled:
+        win.set_method_enabled(n, True)
+    return {"detector": name, **out}
+
+
+def _summary(values: list[float]) -> dict:
+    return {"median_ms": statistics.median(values), "max_ms": max(values), "n": len(values)}
 
 
 def first_paint_ms(win, n: int) -> float:
@@ -183,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=12)
     ap.add_argument("--fast-ms", type=float, default=1000.0)
+    ap.add_argument("--switches", type=int, default=9, help="series switches per mode")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
     app = QApplication.instance() or QApplication([])
@@ -203,34 +236,47 @@ def main(argv: list[str] | None = None) -> int:
     fast, slow = fast_specs(series[0], args.fast_ms)
     settings = Settings()
     settings.set_enabled_methods({s.name for s in fast})
-    win = MainWindow(settings, specs=fast, persist=False)
+    extra = [registry.get("autoparm")] if "autoparm" not in {s.name for s in fast} else []
+    win = MainWindow(settings, specs=fast + extra, persist=False)  # autoparm: bench_slow only
     win.resize(1500, 900)
     win.show()
     win.set_dataset(series)
     settle(win)
     slider = bench_slider(win, fast, args.repeats)
-    stall, switch = bench_stall(win, app)
-    processes, win.runner.processes = win.runner.processes, None  # reference: pool threads
+    switches = min(args.switches, len(series) - 1)
+    win.set_dataset(series)  # from the first series again, nothing computed
     settle(win)
-    stall_threads, switch_threads = bench_stall(win, app)
+    stall, switch = bench_stall(win, switches)
+    processes, win.runner.processes = win.runner.processes, None  # reference: pool threads
+    win.set_dataset(series)
+    settle(win)
+    stall_threads, switch_threads = bench_stall(win, switches)
     win.runner.processes = processes
-    noise = idle_stall()
+    noise = idle_stalls(switches)
+    slow_stalls = bench_slow(win, series, processes)
     for s in fast:
         win.set_method_enabled(s.name, False)
     ref = statistics.median(first_paint_ms(win, 10_000) for _ in range(3))
     big = statistics.median(first_paint_ms(win, 1_000_000) for _ in range(3))
     win.close()
     medians = [v["median_ms"] for v in slider.values()]
+    st, st_t = _summary(stall), _summary(stall_threads)
     report = {
         "fast_detectors": [s.name for s in fast], "skipped": slow,
         "slider_to_overlay": slider,
         "slider_to_overlay_median_ms": statistics.median(medians) if medians else None,
         "slider_to_overlay_worst_median_ms": max(medians) if medians else None,
-        "max_event_loop_stall_ms": stall, "series_switch_ms": switch, "idle_stall_ms": noise,
-        "in_thread_reference": {"max_event_loop_stall_ms": stall_threads,
-                                "series_switch_ms": switch_threads,
-                                "stall_ratio_processes_to_threads": stall / stall_threads
-                                if stall_threads else None},
+        "stall_while_detectors_run": st, "series_switch": _summary(switch),
+        "idle_noise": _summary(noise),
+        "in_thread_reference": {"stall_while_detectors_run": st_t,
+                                "series_switch": _summary(switch_threads)},
+        "longest_gap_including_switch": {
+            "processes": max(max(stall), max(switch)),
+            "threads": max(max(stall_threads), max(switch_threads))},
+        "stall_while_slow_detector_runs": slow_stalls,
+        "stall_ratio_processes_to_threads": {
+            "median": st["median_ms"] / st_t["median_ms"] if st_t["median_ms"] else None,
+            "max": st["max_ms"] / st_t["max_ms"] if st_t["max_ms"] else None},
         "first_paint_ms": {"n=10000": ref, "n=1000000": big, "ratio": big / ref if ref else None},
     }
     print(f"fast detectors: {', '.join(report['fast_detectors'])}")
@@ -241,11 +287,22 @@ def main(argv: list[str] | None = None) -> int:
               f"max {v['max_ms']:6.1f} ms (n={v['n']})")
     print(f"slider -> redrawn overlay, median over detectors: "
           f"{report['slider_to_overlay_median_ms']:.1f} ms (target < 50)")
-    print(f"longest event-loop stall while detectors run: {stall:.1f} ms (target < 30); "
-          f"the series switch itself: {switch:.1f} ms; with nothing running: {noise:.1f} ms")
-    print(f"  reference, detectors in the pool threads: stall {stall_threads:.1f} ms, switch "
-          f"{switch_threads:.1f} ms (processes/threads stall ratio "
-          f"{report['in_thread_reference']['stall_ratio_processes_to_threads']:.2f})")
+    sw = report["series_switch"]
+    nz = report["idle_noise"]
+    print(f"longest event-loop stall while detectors run, over {st['n']} series switches: median "
+          f"{st['median_ms']:.1f} ms, max {st['max_ms']:.1f} ms (target < 30); the switch itself: "
+          f"median {sw['median_ms']:.1f} ms; nothing running (noise): median "
+          f"{nz['median_ms']:.1f} ms, max {nz['max_ms']:.1f} ms")
+    ratio = report["stall_ratio_processes_to_threads"]
+    print(f"  reference, detectors in the pool threads: stall median {st_t['median_ms']:.1f} ms, "
+          f"max {st_t['max_ms']:.1f} ms; processes/threads ratio median {ratio['median']:.2f}, "
+          f"max {ratio['max']:.2f}")
+    both = report["longest_gap_including_switch"]
+    print(f"  longest gap including the switch itself: processes {both['processes']:.1f} ms, "
+          f"threads {both['threads']:.1f} ms")
+    if slow_stalls:
+        print(f"longest stall while {slow_stalls['detector']} runs alone: processes "
+              f"{slow_stalls['processes']:.1f} ms, threads {slow_stalls['threads']:.1f} ms")
     print(f"first paint: 10k points {ref:.1f} ms, 1M points {big:.1f} ms "
           f"(ratio {report['first_paint_ms']['ratio']:.1f})")
     if args.json:
