@@ -52,3 +52,12 @@ def test_reset_zoom_shows_the_whole_series_again(qtbot, make_window, sample):
     (_, _), (y0, y1) = win.main_plot.vb.viewRange()
     values = win.current.values
     assert y0 <= values.min() and y1 >= values.max()
+
+
+def test_overview_spans_the_series(qtbot, make_window, sample):
+    win = make_window(fakes.FAKE_CP)
+    with qtbot.waitSignal(win.overlay_updated, timeout=10000):
+        assert win.open_paths([str(sample)])
+    n = len(win.current)
+    (x0, x1), _ = win.overview.plot.vb.viewRange()
+    assert -0.02 * n <= x0 <= 0 and n - 1 <= x1 <= 1.02 * n

@@ -32,7 +32,7 @@ class Overview:
 
     def set_series(self, series: Series) -> None:
         self.curve.setData(series.xs(), series.values, skipFiniteCheck=True)
-        self.plot.autoRange()
+        self.plot.autoRange(padding=0.01)  # the default pads a 70 px strip by ~10 % on each side
         self._on_main_range_changed(self.main, self.main.viewRange()[0])
 
     def _on_region_changed(self, region: pg.LinearRegionItem) -> None:
