@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QInputDialog, QListWidgetItem
 
 from ..core.params import Params
+from .listitems import item_with_data
 
 
 class ExplorerControls:
@@ -77,10 +78,9 @@ class ExplorerControls:
 
     def set_method_enabled(self, name: str, on: bool) -> None:
         """Show or hide a method (same as ticking it in the Methods list)."""
-        for i in range(self.method_list.count()):
-            item = self.method_list.item(i)
-            if item.data(Qt.ItemDataRole.UserRole) == name:
-                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        item = item_with_data(self.method_list, name)
+        if item is not None:
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
     # ------------------------------------------------------------------ navigation
     @Slot(str)

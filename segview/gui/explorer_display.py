@@ -12,6 +12,7 @@ from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
 from .dataset_panel import NONE_SORT
 from .jobs import Lane, Request
+from .listitems import select_quietly
 
 
 class ExplorerDisplay:
@@ -123,12 +124,7 @@ class ExplorerDisplay:
                               if box_name == name else "")
         if name is not None:
             QTimer.singleShot(0, self._scroll_params_to_focus)
-            for i in range(self.method_list.count()):
-                item = self.method_list.item(i)
-                if item.data(Qt.ItemDataRole.UserRole) == name:
-                    self.method_list.blockSignals(True)
-                    self.method_list.setCurrentItem(item)
-                    self.method_list.blockSignals(False)
+            select_quietly(self.method_list, name)
             if self.persist:
                 self.settings.q.setValue("methods/focus", name)
 

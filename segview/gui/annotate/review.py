@@ -22,6 +22,7 @@ from ...core.errors import RecoverableError
 from ...core.model import Series
 from ...core.params import coerce_params
 from ...core.result import DetectionResult
+from ..listitems import select_quietly
 
 if TYPE_CHECKING:
     from .window import AnnotationWindow
@@ -181,16 +182,11 @@ class ReviewPanel(QWidget):
                                       and s.protocol == "steady_state")
 
     def _select_current(self) -> None:
-        sid = self.window.series_id
-        for k in range(self.disagreements.count()):
-            it = self.disagreements.item(k)
-            if it.data(Qt.ItemDataRole.UserRole) == sid:
-                self.disagreements.blockSignals(True)
-                self.disagreements.setCurrentItem(it)
-                self.disagreements.scrollToItem(it)
-                self.disagreements.blockSignals(False)
-                return
-        self.disagreements.clearSelection()
+        item = select_quietly(self.disagreements, self.window.series_id)
+        if item is None:
+            self.disagreements.clearSelection()
+        else:
+            self.disagreements.scrollToItem(item)
 
     def _on_item(self, item: QListWidgetItem) -> None:
         sid = item.data(Qt.ItemDataRole.UserRole)
