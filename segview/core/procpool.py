@@ -275,12 +275,16 @@ class ProcessRunner:
     def _on_broken(self, future: cf.Future) -> None:
         """Replace a pool whose worker died (only once per broken pool)."""
         with self._lock:
-            ex = self._executor
-            if ex is not None and getattr(ex, "_broken", False):
-                self._executor = None
-                self.restarts += 1
-                log.warning("a detector worker process died; starting a new pool")
-                _terminate(ex)
+            if self._executor is not None and getattr(self._executor, "_broken", False):
+                self._discard_executor()
+
+    def _discard_executor(self) -> None:
+        """Drop a broken pool (caller holds the lock); the next call starts a new one."""
+        ex, self._executor = self._executor, None
+        self.restarts += 1
+        log.warning("a detector worker process died; starting a new pool")
+        if ex is not None:
+            _terminate(ex)
 
     def worker_pids(self) -> list[int]:
         ex = self._executor
@@ -314,17 +318,14 @@ class ProcessRunner:
             self._flags[slot] = 0
             self._fractions[slot] = 0.0
             self._messages[slot * MESSAGE_BYTES] = b"\0"
+            args = (slot, spec.name, series.values, series.x, series.id, params, prepared)
             try:
-                ex = self._ensure_executor()
-                fut = ex.submit(_run_in_worker, slot, spec.name, series.values, series.x,
-                                series.id, params, prepared)
-            except BrokenProcessPool:
-                self._executor = None
-                self.restarts += 1
-                ex = self._ensure_executor()
-                fut = ex.submit(_run_in_worker, slot, spec.name, series.values, series.x,
-                                series.id, params, prepared)
-            except BaseException:
+                try:
+                    fut = self._ensure_executor().submit(_run_in_worker, *args)
+                except BrokenProcessPool:  # a worker died while idle: replace the pool once
+                    self._discard_executor()
+                    fut = self._ensure_executor().submit(_run_in_worker, *args)
+            except BaseException:  # the slot goes back, whichever attempt failed
                 self._free.append(slot)
                 raise
         fut.add_done_callback(lambda _f, s=slot: self._release(s))

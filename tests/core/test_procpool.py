@@ -157,3 +157,36 @@ def test_input_errors_are_input_errors_in_process_too():
     spec = registry.get("kbkssd")
     with pytest.raises(InputError):
         compute(spec, Series(np.arange(5.0), id="tiny"), spec.defaults(), RunContext())
+
+
+class _BrokenPool:
+    """Stands in for a pool whose worker died while idle: every submit raises."""
+
+    _broken = "a worker died"
+    _processes: dict = {}
+
+    def submit(self, *args, **kwargs):
+        from concurrent.futures.process import BrokenProcessPool
+
+        raise BrokenProcessPool(self._broken)
+
+
+def test_submit_replaces_a_pool_found_broken_and_never_loses_a_slot(monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    runner = ProcessRunner(workers=1, warm=False)
+    free = len(runner._free)
+    try:
+        runner._executor = _BrokenPool()
+        pelt = registry.get("pelt")
+        s = Series(np.r_[np.zeros(50), np.ones(50) * 5], id="step")
+        result, _ = runner.run(pelt, s, pelt.defaults(), RunContext())
+        assert result.change_points.tolist() == run_spec(pelt, s, pelt.defaults()).change_points.tolist()
+        assert runner.restarts == 1
+        monkeypatch.setattr(runner, "_ensure_executor", lambda: _BrokenPool())
+        with pytest.raises(BrokenProcessPool):
+            runner.submit(pelt, s, pelt.defaults())  # the retry fails too
+        assert len(runner._free) == free  # every slot came back
+    finally:
+        monkeypatch.undo()
+        runner.shutdown()
