@@ -48,14 +48,16 @@ def run_spec(spec: DetectorSpec, series: Series | ArrayLike, params: Params,
 
 
 def detect(series_or_values: Series | ArrayLike, method: str, ctx: RunContext | None = None,
-           **params: Any) -> DetectionResult:
+           preset: str | None = None, **params: Any) -> DetectionResult:
     """Run detector ``method`` on a series.
 
     Args:
         series_or_values: a :class:`Series` or a 1-D sequence of finite numbers.
         method: a registered detector name (see :func:`methods`), case-insensitive.
         ctx: optional RunContext for progress and cancellation.
-        **params: detector parameters; missing ones take their faithful defaults.
+        preset: a named parameter set of the detector (``segview methods NAME`` lists them);
+            explicit ``params`` override it.
+        **params: detector parameters; missing ones take the preset's values, then the defaults.
 
     Returns:
         DetectionResult with ``change_points``, ``steady_start``, ``tracks`` and ``stats``.
@@ -64,7 +66,7 @@ def detect(series_or_values: Series | ArrayLike, method: str, ctx: RunContext | 
         UnknownMethodError, ParameterError, InputError.
     """
     spec = registry.get(method)
-    coerced = spec.coerce(params)
+    coerced = spec.coerce(params, preset=preset)
     return run_spec(spec, series_or_values, coerced, ctx or NULL_CONTEXT)
 
 

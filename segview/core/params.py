@@ -207,6 +207,18 @@ def coerce_params(specs: tuple[ParamSpec, ...], raw: Mapping[str, Any],
     return Params(out)
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A named parameter set of a detector (e.g. ``faithful``: its paper's configuration).
+
+    ``values`` overrides the ParamSpec defaults; parameters it does not name keep their defaults.
+    """
+
+    name: str
+    values: Mapping[str, Any]
+    help: str = ""
+
+
 def parse_assignment(text: str) -> tuple[str, str]:
     """Split a CLI ``KEY=VALUE`` argument."""
     if "=" not in text:

@@ -14,7 +14,8 @@ from numpy.typing import NDArray
 
 from .context import RunContext
 from .errors import UnknownMethodError
-from .params import ParamSpec, Params, coerce_params
+from .errors import ParameterError
+from .params import ParamSpec, Params, Preset, coerce_params
 from .result import DetectionResult
 
 RunFn = Callable[[NDArray[np.float64], Params, RunContext], DetectionResult]
@@ -39,6 +40,8 @@ class DetectorSpec:
         needs_x: the detector uses the series' x values (e.g. processor counts).
         citation: the paper it implements.
         slow: runs take seconds; the GUI shows progress and does not re-run on every slider move.
+        presets: named parameter sets (``faithful`` = the paper's configuration, where one exists);
+            a preset overrides the defaults, explicit parameters override the preset.
     """
 
     name: str
@@ -54,10 +57,25 @@ class DetectorSpec:
     citation: str = ""
     description: str = ""
     slow: bool = False
+    presets: tuple[Preset, ...] = ()
 
-    def coerce(self, raw: Mapping[str, Any] | None = None) -> Params:
-        """Typed, checked parameters with defaults filled in; raises ParameterError."""
-        return coerce_params(self.params, raw or {}, self.name)
+    def coerce(self, raw: Mapping[str, Any] | None = None, preset: str | None = None) -> Params:
+        """Typed, checked parameters: defaults, then the preset's values, then ``raw``.
+
+        Raises:
+            ParameterError: an unknown parameter or preset, or a value out of range.
+        """
+        merged: dict[str, Any] = dict(self.preset(preset).values) if preset else {}
+        merged.update(raw or {})
+        return coerce_params(self.params, merged, self.name)
+
+    def preset(self, name: str) -> Preset:
+        """The preset called ``name`` (case-insensitive); raises ParameterError naming the known ones."""
+        for p in self.presets:
+            if p.name.lower() == str(name).lower():
+                return p
+        known = ", ".join(p.name for p in self.presets) or "none"
+        raise ParameterError("preset", f"unknown preset {name!r} (known: {known})", self.name)
 
     def defaults(self) -> Params:
         return self.coerce({})

@@ -64,3 +64,22 @@ def test_parse_assignment():
     assert parse_assignment("prob-threshold=0.9") == ("prob_threshold", "0.9")
     with pytest.raises(ParameterError, match="KEY=VALUE"):
         parse_assignment("t_crit")
+
+
+def test_presets_override_defaults_and_explicit_values_override_presets():
+    from segview.core.params import ParamSpec, Preset
+    from segview.core.registry import DetectorSpec
+    from segview.core.errors import ParameterError
+    import pytest as _pytest
+
+    spec = DetectorSpec(
+        name="demo", label="Demo", version="1", produces="change_points",
+        params=(ParamSpec("a", "float", 1.0, low=0.0, high=10.0), ParamSpec("b", "int", 2, low=0, high=9)),
+        run=lambda *a: None,
+        presets=(Preset("faithful", {"a": 3.0}), Preset("Other", {"a": 4.0, "b": 5})),
+    )
+    assert spec.coerce({}) == {"a": 1.0, "b": 2}
+    assert spec.coerce({}, preset="faithful") == {"a": 3.0, "b": 2}
+    assert spec.coerce({"b": 7}, preset="other") == {"a": 4.0, "b": 7}
+    with _pytest.raises(ParameterError, match="unknown preset 'nope'.*faithful, Other"):
+        spec.coerce({}, preset="nope")
