@@ -3,6 +3,7 @@
 Public API (imported lazily, never loads Qt)::
 
     segview.detect(values_or_series, "kbkssd", t_crit=4)
+    segview.detect_per_dimension(multivariate_series, "kbkssd")   # {dimension: result}
     segview.methods()
     segview.Series(values, x=None, id="name")
     segview.load(path)            # file or folder -> Dataset of Series
@@ -17,6 +18,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "detect": ("segview.core.api", "detect"),
+    "detect_per_dimension": ("segview.core.api", "detect_per_dimension"),
     "methods": ("segview.core.api", "methods"),
     "Series": ("segview.core.model", "Series"),
     "load": ("segview.core.io", "load"),

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import registry
 from .context import NULL_CONTEXT, RunContext
 from .errors import InputError
-from .model import Series, as_values
+from .model import Series, as_values, needs_one_dimension_message
 from .params import Params
 from .registry import DetectorSpec
 from .result import DetectionResult
@@ -34,6 +34,8 @@ def check_length(spec: DetectorSpec, values: NDArray[np.float64], params: Params
 def run_spec(spec: DetectorSpec, series: Series | ArrayLike, params: Params,
              ctx: RunContext = NULL_CONTEXT) -> DetectionResult:
     """Run an already-resolved detector with coerced params (used by the GUI and batch engine)."""
+    if isinstance(series, Series) and series.dims:
+        return _run_multivariate(spec, series, params, ctx)
     values, ser, what = _values_of(series)
     check_length(spec, values, params, what)
     start = time.perf_counter()
@@ -47,12 +49,44 @@ def run_spec(spec: DetectorSpec, series: Series | ArrayLike, params: Params,
     return dataclasses.replace(result, runtime_ms=elapsed)
 
 
+def _run_multivariate(spec: DetectorSpec, series: Series, params: Params,
+                      ctx: RunContext) -> DetectionResult:
+    run = registry.multivariate_runner(spec.name)
+    if run is None:
+        raise InputError(series.id, needs_one_dimension_message(series, spec.name))
+    need = spec.required_length(params)
+    if len(series) < need:
+        raise InputError(series.id, f"{spec.name} needs at least {need} points with these "
+                                    f"parameters, got {len(series)}")
+    start = time.perf_counter()
+    result = run(series.values, params, ctx)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    return dataclasses.replace(result, runtime_ms=elapsed)
+
+
+def detect_per_dimension(series: Series, method: str, ctx: RunContext | None = None,
+                         preset: str | None = None, **params: Any) -> dict[str, DetectionResult]:
+    """Run ``method`` on each dimension of a (multivariate) series separately.
+
+    For detectors that are univariate by definition; returns ``{dimension name: result}`` (one
+    entry named after the series for a univariate series). Multivariate-capable detectors (op, pelt,
+    binseg) segment all dimensions jointly with :func:`detect` instead.
+    """
+    spec = registry.get(method)
+    coerced = spec.coerce(params, preset=preset)
+    dims = series.dims or (series.id,)
+    return {name: run_spec(spec, part, coerced, ctx or NULL_CONTEXT)
+            for name, part in zip(dims, series.dimensions())}
+
+
 def detect(series_or_values: Series | ArrayLike, method: str, ctx: RunContext | None = None,
            preset: str | None = None, **params: Any) -> DetectionResult:
     """Run detector ``method`` on a series.
 
     Args:
-        series_or_values: a :class:`Series` or a 1-D sequence of finite numbers.
+        series_or_values: a :class:`Series` or a 1-D sequence of finite numbers. A multivariate
+            Series is segmented jointly by detectors that support it (op, pelt, binseg); others
+            raise InputError (use :func:`detect_per_dimension`).
         method: a registered detector name (see :func:`methods`), case-insensitive.
         ctx: optional RunContext for progress and cancellation.
         preset: a named parameter set of the detector (``segview methods NAME`` lists them);

@@ -10,6 +10,10 @@ Conventions (every module follows them):
   reach the core. (CP-SSD's faithful mode reports its published convention, see its module.)
 * An empty annotation ("looked, no onset") differs from a missing one (not annotated yet).
 * Series values are float64, C-contiguous and read-only, so worker threads share them safely.
+* A multivariate series (several named dimensions measured at the same instants, e.g. TCPD's
+  ``run_log``) is one :class:`Series` whose ``values`` have shape ``(n, d)`` and whose ``dims`` name the
+  columns; a univariate series has 1-D ``values`` and ``dims == ()``. Its id is the source's id, so
+  annotations keyed by it still match.
 """
 from __future__ import annotations
 
@@ -33,6 +37,8 @@ def as_values(values: ArrayLike, what: str = "series", *, allow_nonfinite: bool 
             first offending index).
     """
     if isinstance(values, Series):
+        if values.dims:
+            raise InputError(values.id, needs_one_dimension_message(values))
         return values.values
     try:
         arr = np.array(values, dtype=np.float64, copy=True)
@@ -61,21 +67,26 @@ class Series:
         x: optional read-only x values (processor counts, problem sizes); default is the sample index.
         id: name used in tables and files (e.g. ``s0001`` or ``bench/fork1``).
         metadata: free-form information from the loader (source file, fork, units...).
+        dims: names of the dimensions of a multivariate series (``values`` of shape ``(n, d)``,
+            ``d >= 2``); ``()`` for a univariate one.
     """
 
     values: NDArray[np.float64]
     x: NDArray[np.float64] | None = None
     id: str = "series"
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    dims: tuple[str, ...] = ()
 
     def __init__(self, values: ArrayLike, x: ArrayLike | None = None, id: str = "series",
-                 metadata: Mapping[str, Any] | None = None) -> None:
-        vals = as_values(values, id)
+                 metadata: Mapping[str, Any] | None = None,
+                 dims: "tuple[str, ...] | list[str] | None" = None) -> None:
+        vals, names = _values_and_dims(values, id, dims)
         object.__setattr__(self, "values", vals)
+        object.__setattr__(self, "dims", names)
         if x is not None:
             xs = as_values(x, f"{id} (x values)")
-            if xs.shape != vals.shape:
-                raise InputError(id, f"{xs.size} x values for {vals.size} measurements")
+            if xs.shape[0] != vals.shape[0]:
+                raise InputError(id, f"{xs.size} x values for {vals.shape[0]} measurements")
             object.__setattr__(self, "x", xs)
         else:
             object.__setattr__(self, "x", None)
@@ -83,19 +94,103 @@ class Series:
         object.__setattr__(self, "metadata", dict(metadata or {}))
 
     def __len__(self) -> int:
-        return int(self.values.size)
+        return int(self.values.shape[0])
 
     def __repr__(self) -> str:
-        return f"Series(id={self.id!r}, n={len(self)})"
+        extra = f", dims={list(self.dims)}" if self.dims else ""
+        return f"Series(id={self.id!r}, n={len(self)}{extra})"
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions (1 for a univariate series)."""
+        return len(self.dims) or 1
+
+    @property
+    def multivariate(self) -> bool:
+        return bool(self.dims)
+
+    def dimension(self, which: int | str) -> "Series":
+        """One dimension as a univariate series (id ``<id>/<name>``; the parent id and the
+        dimension name are in its metadata). A univariate series returns itself for 0."""
+        if not self.dims:
+            if which in (0, self.id):
+                return self
+            raise InputError(self.id, f"a univariate series has no dimension {which!r}")
+        if isinstance(which, str):
+            if which not in self.dims:
+                raise InputError(self.id, f"no dimension {which!r} (dimensions: "
+                                          f"{', '.join(self.dims)})")
+            k = self.dims.index(which)
+        else:
+            k = int(which)
+            if not 0 <= k < len(self.dims):
+                raise InputError(self.id, f"dimension {k} outside 0..{len(self.dims) - 1}")
+        name = self.dims[k]
+        return Series(self.values[:, k], self.x, f"{self.id}/{name}",
+                      {**self.metadata, "parent": self.id, "dimension": name})
+
+    def dimensions(self) -> "list[Series]":
+        """Every dimension as a univariate series (``[self]`` for a univariate series)."""
+        return [self.dimension(k) for k in range(len(self.dims))] if self.dims else [self]
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the values (and x values), so labels stay attached to the right data."""
+        """SHA-256 of the values (and x values, and the dimension names of a multivariate series),
+        so labels stay attached to the right data."""
         h = hashlib.sha256(self.values.tobytes())
         if self.x is not None:
             h.update(b"x")
             h.update(self.x.tobytes())
+        if self.dims:
+            h.update(b"dims")
+            h.update("\x1f".join(self.dims).encode("utf-8"))
         return h.hexdigest()
 
     def xs(self) -> NDArray[np.float64]:
         return self.x if self.x is not None else np.arange(len(self), dtype=np.float64)
+
+
+def needs_one_dimension_message(series: Series, method: str | None = None) -> str:
+    """The error text for a univariate-only use of a multivariate series."""
+    who = f"{method} works on one dimension" if method else "this needs one dimension"
+    return (f"{who}, but the series has {series.ndim} ({', '.join(series.dims)}); select one "
+            f"(series.dimension(NAME)) or run per dimension (detect_per_dimension / "
+            f"--per-dimension)")
+
+
+def _values_and_dims(values: ArrayLike, what: str, dims: Any
+                     ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
+    """Values as 1-D (univariate) or ``(n, d)`` (multivariate, ``d >= 2``) plus the dimension names.
+
+    A 2-D input with one column becomes 1-D. Raises InputError for other shapes, non-finite values
+    (naming row and dimension), or names that do not fit.
+    """
+    if isinstance(values, Series):
+        return values.values, values.dims
+    try:
+        arr = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InputError(what, f"values must be numbers ({err})") from None
+    if arr.ndim == 2 and arr.shape[1] == 1 and not dims:
+        arr = arr[:, 0]
+    if arr.ndim != 2:
+        if dims:
+            raise InputError(what, f"dimension names {list(dims)} given for one-dimensional values")
+        return as_values(arr, what), ()
+    n, d = arr.shape
+    if n == 0:
+        raise InputError(what, "the series is empty")
+    names = tuple(str(v) for v in dims) if dims else tuple(f"V{k + 1}" for k in range(d))
+    if len(names) != d:
+        raise InputError(what, f"{len(names)} dimension names for {d} columns")
+    if len(set(names)) != d:
+        raise InputError(what, f"dimension names repeat: {list(names)}")
+    bad = np.argwhere(~np.isfinite(arr))
+    if bad.size:
+        i, k = (int(v) for v in bad[0])
+        raise InputError(what, f"non-finite value {float(arr[i, k])!r} at index {i}, dimension "
+                               f"{names[k]!r}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1
+                                                  else ""))
+    arr = np.ascontiguousarray(arr)
+    arr.flags.writeable = False
+    return arr, names

@@ -106,6 +106,22 @@ def register(spec: DetectorSpec) -> DetectorSpec:
     return spec
 
 
+#: Joint runners for multivariate series (``values`` of shape ``(n, d)``), keyed like _REGISTRY.
+#: A detector without one works on one dimension only (see ``segview.detect_per_dimension``).
+_MULTIVARIATE: dict[str, Callable[..., DetectionResult]] = {}
+
+
+def register_multivariate(name: str, run: Callable[..., DetectionResult]) -> None:
+    """Give detector ``name`` a joint runner ``run(values (n, d), params, ctx)``."""
+    _MULTIVARIATE[name.lower()] = run
+
+
+def multivariate_runner(name: str) -> Callable[..., DetectionResult] | None:
+    """The joint multivariate runner of detector ``name``, or None (univariate only)."""
+    _ensure_loaded()
+    return _MULTIVARIATE.get(name.lower())
+
+
 def _ensure_loaded() -> None:
     from . import detectors  # noqa: F401  (importing fills the registry)
 

@@ -7,3 +7,4 @@ from . import binseg  # noqa: F401
 from . import fisher  # noqa: F401
 from . import nrss  # noqa: F401
 from . import autoparm  # noqa: F401
+from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)

@@ -99,11 +99,11 @@ def check_cost(cost: str, min_size: int, method: str) -> None:
                                          f"points, got min_size={min_size}", method)
 
 
-def resolve_penalty(penalty: float | str, n: int, cost: str) -> tuple[float, bool]:
+def resolve_penalty(penalty: float | str, n: int, cost: str, dims: int = 1) -> tuple[float, bool]:
     """Turn a penalty value or name into ``(beta, mbic)`` for a series of length ``n``.
 
     Names follow R ``changepoint`` >= 2.2 (spec ``partition.md`` §2) with ``p`` parameters per change
-    (1 for l2, 2 for normal): ``bic``/``sic`` = (p+1) ln n, ``bic0``/``sic0`` = p ln n,
+    (1 for l2, 2 for normal; times ``dims`` for a multivariate series): ``bic``/``sic`` = (p+1) ln n, ``bic0``/``sic0`` = p ln n,
     ``mbic`` = (p+2) ln n plus ln(segment length) in each segment's cost, ``aic`` = 2(p+1),
     ``hq``/``hannan-quinn`` = 2(p+1) ln ln n.
 
@@ -116,7 +116,7 @@ def resolve_penalty(penalty: float | str, n: int, cost: str) -> tuple[float, boo
             raise ParameterError("penalty", f"must be a finite number >= 0, got {penalty!r}")
         return beta, False
     name = penalty.strip().lower()
-    p = PARAMS_PER_CHANGE[cost]
+    p = PARAMS_PER_CHANGE[cost] * dims
     ln_n = math.log(max(n, 2))
     if name in ("bic", "sic"):
         return (p + 1) * ln_n, False
