@@ -29,6 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..gui.qtdeps import check
+
+    if not check():  # before Qt: its own message names the wrong library
+        return 1
     try:
         from ..gui.annotate.window import run as run_window
     except ImportError as err:  # Qt missing

@@ -15,6 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..gui.qtdeps import check
+
+    if not check():  # before Qt: its own message names the wrong library
+        return 1
     try:
         from ..gui.app import run as run_gui
     except ImportError as err:  # the GUI package or Qt is missing
