@@ -45,7 +45,9 @@ def as_values(values: ArrayLike, what: str = "series", *, allow_nonfinite: bool 
     except (TypeError, ValueError) as err:
         raise InputError(what, f"values must be numbers ({err})") from None
     if arr.ndim != 1:
-        raise InputError(what, f"expected a one-dimensional sequence, got shape {arr.shape}")
+        raise InputError(what, f"expected a one-dimensional sequence, got shape {arr.shape}"
+                               + (" (a multivariate series needs dims=names)" if arr.ndim == 2
+                                  else ""))
     if arr.size == 0:
         raise InputError(what, "the series is empty")
     if not allow_nonfinite:
@@ -160,9 +162,8 @@ def needs_one_dimension_message(series: Series, method: str | None = None) -> st
 
 def _values_and_dims(values: ArrayLike, what: str, dims: Any
                      ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-    """Values as 1-D (univariate) or ``(n, d)`` (multivariate, ``d >= 2``) plus the dimension names.
-
-    A 2-D input with one column becomes 1-D. Raises InputError for other shapes, non-finite values
+    """Values as 1-D (univariate) or ``(n, d)`` (multivariate, ``d >= 2``, names given) plus the
+    dimension names. Raises InputError for other shapes, non-finite values
     (naming row and dimension), or names that do not fit.
     """
     if isinstance(values, Series):
@@ -171,12 +172,13 @@ def _values_and_dims(values: ArrayLike, what: str, dims: Any
         arr = np.array(values, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise InputError(what, f"values must be numbers ({err})") from None
-    if arr.ndim == 2 and arr.shape[1] == 1 and not dims:
-        arr = arr[:, 0]
+    if not dims:
+        return as_values(arr, what), ()  # 2-D values need their dimension names
     if arr.ndim != 2:
-        if dims:
-            raise InputError(what, f"dimension names {list(dims)} given for one-dimensional values")
-        return as_values(arr, what), ()
+        raise InputError(what, f"dimension names {list(dims)} given for values of shape "
+                               f"{arr.shape}; a multivariate series has shape (n, d)")
+    if arr.shape[1] == 1:
+        raise InputError(what, "a multivariate series has at least two dimensions")
     n, d = arr.shape
     if n == 0:
         raise InputError(what, "the series is empty")

@@ -89,7 +89,8 @@ def test_series_dimensions_and_hash() -> None:
     assert len(s) == 6 and s.ndim == 2 and s.dims == ("p", "q")
     assert np.array_equal(s.dimension("q").values, y[:, 1]) and s.dimension(1).id == "m/q"
     assert s.content_hash != Series(y, id="m", dims=("p", "r")).content_hash
-    assert Series(y[:, :1]).dims == () and Series(y[:, :1]).values.ndim == 1
+    with pytest.raises(InputError, match="needs dims"):
+        Series(y)
     with pytest.raises(InputError, match="index 2, dimension 'q'"):
         Series(np.where(np.arange(12).reshape(6, 2) == 5, np.nan, y), id="m", dims=("p", "q"))
     with pytest.raises(InputError, match="3 dimension names for 2 columns"):
