@@ -21,7 +21,7 @@ from ..core.io import load
 from ..core.io.detections import detection_row, format_csv
 from ..core.params import Params
 from ..core.registry import DetectorSpec
-from .paramflags import help_params, parse_param_args
+from .paramflags import add_preset_option, help_params, parse_param_args
 from .progress import ProgressBar
 
 
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="detector parameter (repeatable); applies to every selected method that "
                         "declares it")
+    add_preset_option(p)
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
@@ -62,14 +63,17 @@ def select_methods(names: list[str] | None) -> list[DetectorSpec]:
     return out
 
 
-def resolve_params(specs: list[DetectorSpec], raw: dict[str, str]) -> dict[str, Params]:
-    """Coerce ``--param`` values per method; a key no selected method declares is an error."""
+def resolve_params(specs: list[DetectorSpec], raw: dict[str, str],
+                   preset: str | None = None) -> dict[str, Params]:
+    """Coerce ``--param`` values per method over the ``--preset`` (every selected method must
+    declare it); a key no selected method declares is an error."""
     declared = {p.name for s in specs for p in s.params}
     for key in raw:
         if key not in declared:
             names = ", ".join(s.name for s in specs)
             raise ParameterError(key, f"no selected method ({names}) has this parameter")
-    return {s.name: s.coerce({k: v for k, v in raw.items() if k in {p.name for p in s.params}})
+    return {s.name: s.coerce({k: v for k, v in raw.items() if k in {p.name for p in s.params}},
+                             preset=preset)
             for s in specs}
 
 
@@ -95,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.help_params:
         print("\n\n".join(help_params(s) for s in specs))
         return 0
-    params = resolve_params(specs, parse_param_args(args.param))
+    params = resolve_params(specs, parse_param_args(args.param), args.preset)
     if not args.paths:
         raise ParameterError("PATH", "give at least one series file or folder")
     dataset = load(args.paths)

@@ -20,7 +20,7 @@ from ..core.evaluation.evaluate import evaluate_change_points, evaluate_onsets
 from ..core.evaluation.tables import Predictions, read_cp_truth, read_predictions, read_truth
 from ..core.diskmemo import user_cache_dir
 from ..core.io import load
-from .paramflags import parse_param_args
+from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
 
@@ -70,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also run this detector on --series (repeatable)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="parameter for the --method detectors that declare it")
+    add_preset_option(p)
     p.add_argument("--series", nargs="+", metavar="PATH", help="series files or folders")
     p.add_argument("--cp-truth", metavar="FILE.json",
                    help="multi-annotator change points {series_id: {annotator: [cp, ...]}}")
@@ -85,7 +86,7 @@ def _run_detectors(args: argparse.Namespace, series: list, pred: Predictions) ->
         for name in (n.strip() for n in chunk.split(",") if n.strip()):
             ms = MethodSpec.of(name)
             own = {k: v for k, v in raw.items() if k in {q.name for q in ms.spec.params}}
-            specs.append(MethodSpec.of(ms.spec, own))
+            specs.append(MethodSpec.of(ms.spec, {**preset_values(ms.spec, args.preset), **own}))
     used = {k for s in specs for k in (q.name for q in s.spec.params)}
     for key in raw:
         if key not in used:

@@ -10,7 +10,7 @@ from .paramflags import help_params
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("methods", help="list detectors and their parameters")
-    p.add_argument("name", nargs="?", help="show one detector's parameters")
+    p.add_argument("name", nargs="?", help="show one detector's parameters and presets")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -22,6 +22,8 @@ def _spec_dict(spec: registry.DetectorSpec) -> dict[str, object]:
         "params": [{"name": p.name, "kind": p.kind, "default": p.default, "low": p.low,
                     "high": p.high, "step": p.step, "unit": p.unit, "help": p.help,
                     "choices": list(p.choices), "stage": p.stage} for p in spec.params],
+        "presets": [{"name": pr.name, "values": dict(pr.values), "help": pr.help}
+                    for pr in spec.presets],
     }
 
 

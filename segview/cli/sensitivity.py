@@ -19,7 +19,7 @@ from ..core.evaluation import sensitivity as sens
 from ..core.evaluation.tables import read_truth
 from ..core.io import load
 from .evaluate import add_batch_options, batch_kwargs
-from .paramflags import parse_param_args
+from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
 
@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default 100)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
+    add_preset_option(p)
     add_batch_options(p)
     p.set_defaults(func=run)
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     truth = read_truth(args.truth)
     series = list(load(args.paths))
     factors = [sens.parse_range(r) for r in args.range] or None
-    fixed = parse_param_args(args.fix)
+    fixed = {**preset_values(spec, args.preset), **parse_param_args(args.fix)}
     with ProgressBar(1, "sensitivity") as bar:
         def progress(done: int, total: int) -> None:
             bar.total = max(total, 1)

@@ -26,7 +26,7 @@ from ..core.evaluation.tables import read_truth
 from ..core.io import load
 from ..core.io.labels_csv import read_labels
 from .evaluate import add_batch_options, batch_kwargs
-from .paramflags import parse_param_args
+from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
 
@@ -48,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, default=10, help="rows shown in text output")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
+    add_preset_option(p)
     add_batch_options(p)
     p.set_defaults(func=run)
 
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     truth = read_truth(args.truth)
     series = list(load(args.paths))
     grid = dict(tn.parse_grid(g) for g in args.grid) or None
-    fixed = parse_param_args(args.fix)
+    fixed = {**preset_values(spec, args.preset), **parse_param_args(args.fix)}
     refs = _references(args.reference)
     with ProgressBar(1, "tune") as bar:
         def progress(done: int, total: int) -> None:

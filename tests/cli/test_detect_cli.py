@@ -105,3 +105,36 @@ def test_progress_bar_draws_only_when_enabled():
     with ProgressBar(2, "x", stream=buf, enabled=True) as bar:
         bar.update(2)
     assert "2/2" in buf.getvalue()
+
+
+def test_detect_preset_and_override(tmp_path, capsys):
+    import numpy as np
+    y = np.r_[np.zeros(50), np.full(50, 40.0)] + np.random.default_rng(0).normal(0, 1, 100)
+    (tmp_path / "s.json").write_text(json.dumps([list(y)]))
+    rc = main(["detect", str(tmp_path / "s.json"), "-m", "binseg", "--preset", "tcpdbench",
+               "--format", "json"])
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert entry["params"]["scale"] == "zscore" and entry["params"]["max_bkps"] == 5
+    assert entry["change_points"] == [50]
+    rc = main(["detect", str(tmp_path / "s.json"), "-m", "binseg", "--preset", "tcpdbench",
+               "-p", "max_bkps=2", "--format", "json"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)[0]["params"]["max_bkps"] == 2
+
+
+def test_detect_unknown_preset_names_method(tmp_path, capsys):
+    (tmp_path / "s.json").write_text("[[1, 2, 3, 4, 5, 6]]")
+    rc = main(["detect", str(tmp_path / "s.json"), "-m", "pelt", "--preset", "nope"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "pelt" in err and "faithful" in err and "tcpdbench" in err
+
+
+def test_methods_lists_presets(capsys):
+    assert main(["methods", "pelt"]) == 0
+    out = capsys.readouterr().out
+    assert "presets" in out
+    assert "tcpdbench: scale=zscore cost=l2 penalty=mbic min_size=1" in out
+    assert main(["methods", "binseg", "--json"]) == 0
+    (spec,) = json.loads(capsys.readouterr().out)
+    presets = {p["name"]: p["values"] for p in spec["presets"]}
+    assert presets["tcpdbench"]["max_bkps"] == 5 and presets["faithful"]["scale"] == "none"

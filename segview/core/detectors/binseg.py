@@ -3,8 +3,9 @@
 Scott & Knott (1974), "A cluster analysis method for grouping means in the analysis of variance",
 Biometrics 30(3):507-512, in change-point form: split a segment at the point that lowers the total cost
 most and recurse while the gain exceeds the penalty (or, with ``n_bkps``, greedily split the segment
-with the largest gain until that many change points exist). Approximate; see ``op``/``pelt`` for the
-exact optimum.
+with the largest gain until that many change points exist). ``max_bkps`` caps the penalised form at
+that many change points, taken greedily by largest gain: R ``changepoint``'s ``BinSeg`` with ``Q``
+(TCPDBench runs ``Q = 5``). Approximate; see ``op`` for the exact optimum.
 
 Index convention: change points are 0-based indices of the first sample of each new segment,
 the same numbers as ruptures ``Binseg.predict()[:-1]``.
@@ -22,13 +23,13 @@ from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
 from ._partition_kernels import best_split
-from .partition import COMMON_PARAMS, auto_min_size, noise_scaling
+from .partition import COMMON_PARAMS, auto_min_size, partition_presets, prepare_values
 
 
 def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
                         n_bkps: int | None = None, min_size: int | None = None,
                         var_offset: float = 0.0, penalty_scale: float = 1.0,
-                        ctx: RunContext = NULL_CONTEXT
+                        ctx: RunContext = NULL_CONTEXT, max_bkps: int | None = None
                         ) -> tuple[list[int], list[tuple[int, float]], float]:
     """Binary segmentation of ``y``.
 
@@ -42,6 +43,9 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
         var_offset: see the normal cost.
         penalty_scale: multiplies the resolved penalty.
         ctx: cancellation.
+        max_bkps: with the penalty rule, stop after this many change points (R's ``Q``); the
+            splits are made in order of decreasing gain, so the kept ones are the first greedy
+            splits whose gain exceeds the penalty. Ignored when ``n_bkps`` is given.
 
     Returns:
         ``(change_points, splits, beta)``: sorted change points, the accepted ``(q, gain)`` in the
@@ -73,6 +77,8 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
                 break
         elif not gain > beta:
             continue
+        elif max_bkps is not None and len(splits) >= max_bkps:
+            break
         splits.append((q, gain))
         heapq.heappush(heap, node(a, q))
         heapq.heappush(heap, node(q, b))
@@ -80,10 +86,11 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    y, scale, scale_notes = noise_scaling(values, params)
+    y, scale, scale_notes = prepare_values(values, params)
     cps, splits, beta = binary_segmentation(y, params["cost"], params["penalty"],
                                             params["n_bkps"], params["min_size"],
-                                            params["var_offset"], scale, ctx)
+                                            params["var_offset"], scale, ctx,
+                                            max_bkps=params["max_bkps"])
     order = sorted(splits)
     track = Track("gain", np.array([g for _, g in order]),
                   x=np.array([q for q, _ in order], dtype=np.float64),
@@ -93,17 +100,27 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     notes = scale_notes
     if params["n_bkps"] is not None:
         notes += ("n_bkps given: the penalty is ignored",)
+    elif params["max_bkps"] is not None and len(cps) >= params["max_bkps"]:
+        notes += (f"stopped at max_bkps={params['max_bkps']} change points; more splits may "
+                  "pass the penalty",)
     return DetectionResult("binseg", params, np.asarray(cps, dtype=np.int64), tracks=(track,),
                            stats=stats, notes=notes)
 
 
+BINSEG_PARAMS: tuple[ParamSpec, ...] = tuple(p for p in COMMON_PARAMS if p.name != "tie") + (
+    ParamSpec("n_bkps", "int", None, low=0, high=100_000, step=1, optional=True,
+              help="Number of change points to place greedily; automatic means stop when no "
+                   "split gains more than the penalty."),
+    ParamSpec("max_bkps", "int", None, low=0, high=100_000, step=1, optional=True,
+              help="At most this many change points with the penalty rule (R changepoint's Q), "
+                   "taken in order of decreasing gain; automatic means no cap."),
+)
+
 register(DetectorSpec(
     name="binseg", label="Binary segmentation", version="1", produces="change_points",
-    params=tuple(p for p in COMMON_PARAMS if p.name != "tie") + (
-        ParamSpec("n_bkps", "int", None, low=0, high=100_000, step=1, optional=True,
-                  help="Number of change points to place greedily; automatic means stop when no "
-                       "split gains more than the penalty."),
-    ),
+    params=BINSEG_PARAMS,
+    presets=partition_presets(BINSEG_PARAMS, {"n_bkps": None, "max_bkps": None},
+                              {"n_bkps": None, "max_bkps": 5}),
     run=_run, min_length=lambda p: auto_min_size(p["cost"], p["min_size"]),
     citation="Scott & Knott (1974), Biometrics 30(3):507-512",
     description="Greedy recursive splitting by the largest cost reduction.",

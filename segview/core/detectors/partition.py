@@ -27,11 +27,12 @@ from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
-from ..params import ParamSpec, Params
+from ..params import ParamSpec, Params, Preset
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult
 from . import _costs
 from ._partition_kernels import backtrack, op_advance, op_parallel_advance, pelt_advance
+from ._scale import SCALE_MODES, scale_values
 
 log = logging.getLogger(__name__)
 #: Candidate evaluations per kernel call between two cancellation checks.
@@ -220,8 +221,22 @@ def noise_scaling(values: NDArray[np.float64], params: Params
     return values / sd, 1.0, (f"noise_scale: data divided by the noise sd {sd:.6g}",)
 
 
+def prepare_values(values: NDArray[np.float64], params: Params
+                   ) -> tuple[NDArray[np.float64], float, tuple[str, ...]]:
+    """The ``scale`` transform, then the opt-in ``noise_scale``: ``(values to segment, penalty
+    factor, notes)``. With ``scale="none"`` and ``noise_scale=False`` the input array itself."""
+    notes: tuple[str, ...] = ()
+    mode = params["scale"]
+    if mode != "none":
+        values, a, b = scale_values(values, mode)
+        notes = (f"scale={mode}: segmented (y - {b:.6g}) / {a:.6g}; costs and penalty are in "
+                 "those units",)
+    y, factor, more = noise_scaling(values, params)
+    return y, factor, notes + more
+
+
 def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    y, scale, notes = noise_scaling(values, params)
+    y, scale, notes = prepare_values(values, params)
     threads = params["threads"]
     if threads > numba.config.NUMBA_NUM_THREADS:
         notes += (f"threads limited to {numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)",)
@@ -234,7 +249,7 @@ def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Det
 
 def _run_pelt_detector(values: NDArray[np.float64], params: Params,
                        ctx: RunContext) -> DetectionResult:
-    y, scale, notes = noise_scaling(values, params)
+    y, scale, notes = prepare_values(values, params)
     part = optimal_partition(y, params["cost"], params["penalty"], params["min_size"],
                              pruning=True, tie=params["tie"], var_offset=params["var_offset"],
                              penalty_scale=scale, ctx=ctx, method="pelt")
@@ -246,6 +261,11 @@ def _min_length(params: Params) -> int:
 
 
 COMMON_PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("scale", "str", "none", choices=SCALE_MODES,
+              help="Units the costs see: the raw values (R changepoint, ruptures), zscore (R's "
+                   "scale(): mean 0, sample sd 1) or robust (median 0, noise sd 1 estimated from "
+                   "first differences, unaffected by shifts and spikes); with zscore or robust the "
+                   "result does not depend on the data's units."),
     ParamSpec("cost", "str", "l2", choices=("l2", "normal"),
               help="Segment cost: squared error (change in mean, unit noise variance) or Gaussian "
                    "mean and variance (twice the negative log-likelihood)."),
@@ -268,6 +288,32 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
                    "noise sd, so the 1e-11 variance floor becomes relative."),
 )
 
+#: TCPDBench's ``default`` experiment (R changepoint 2.2.2 ``cpt.mean``, Normal test statistic,
+#: MBIC, minseglen 1, data standardised by R's ``scale()``; ``shared/data/tcpd/README.md``).
+TCPDBENCH = {"scale": "zscore", "cost": "l2", "penalty": "mbic", "min_size": 1, "tie": "first",
+             "var_offset": 0.0, "noise_scale": False}
+#: The configuration of spec ``partition.md`` (raw values, unit-variance l2, BIC).
+FAITHFUL = {"scale": "none", "cost": "l2", "penalty": "bic", "min_size": None, "tie": "first",
+            "var_offset": 0.0, "noise_scale": False}
+
+
+def partition_presets(params: tuple[ParamSpec, ...], faithful: dict[str, Any] | None = None,
+                      tcpdbench: dict[str, Any] | None = None) -> tuple[Preset, ...]:
+    """``faithful`` and ``tcpdbench`` for op, pelt and binseg (values of parameters in ``params``)."""
+    names = {p.name for p in params}
+
+    def pick(values: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in values.items() if k in names}
+
+    return (
+        Preset("faithful", pick({**FAITHFUL, **(faithful or {})}),
+               help="spec partition.md: raw values, squared error (unit noise variance), BIC"),
+        Preset("tcpdbench", pick({**TCPDBENCH, **(tcpdbench or {})}),
+               help="TCPDBench default experiment: R scale(), change in mean (Normal, unit "
+                    "variance), MBIC, minimum segment 1"),
+    )
+
+
 OP = register(DetectorSpec(
     name="op", label="Optimal partitioning", version="1", produces="change_points",
     params=COMMON_PARAMS + (
@@ -282,6 +328,7 @@ OP = register(DetectorSpec(
                        "n/16 within 256 to 4096."),
     ),
     run=_run_op, min_length=_min_length, affine_invariant=False,
+    presets=partition_presets(COMMON_PARAMS),
     citation="Jackson et al. (2005); Srivastava, multithreaded optimal partitioning (seed 003)",
     description="Exact penalised segmentation by dynamic programming, O(n^2), multithreaded.",
 ))
@@ -289,6 +336,7 @@ OP = register(DetectorSpec(
 PELT = register(DetectorSpec(
     name="pelt", label="PELT", version="1", produces="change_points", params=COMMON_PARAMS,
     run=_run_pelt_detector, min_length=_min_length, affine_invariant=False,
+    presets=partition_presets(COMMON_PARAMS),
     citation="Killick, Fearnhead & Eckley (2012), JASA 107(500):1590-1598",
     description="Exact penalised segmentation with pruning (expected linear time).",
 ))

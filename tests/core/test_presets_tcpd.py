@@ -1,0 +1,94 @@
+"""Presets of op, pelt and binseg; the tcpdbench preset against TCPDBench's published change points
+(``shared/data/tcpd/tcpdbench_default_results.json``); PELT is not exact under MBIC, op is."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import segview
+from segview.core import registry
+from segview.core.errors import ParameterError
+
+
+@pytest.fixture(scope="module")
+def tcpd_dir(shared_dir: Path) -> Path:
+    path = shared_dir / "data" / "tcpd"
+    if not (path / "tcpdbench_default_results.json").is_file():
+        pytest.skip("../shared/data/tcpd is not present")
+    return path
+
+
+def _published(tcpd_dir: Path) -> dict:
+    return json.loads((tcpd_dir / "tcpdbench_default_results.json").read_text())
+
+
+def _univariate_complete(tcpd_dir: Path) -> list[str]:
+    names = []
+    for name, entry in _published(tcpd_dir).items():
+        if entry["n_dim"] == 1 and entry["methods"]["pelt"]["status"] == "SUCCESS":
+            names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("method", ["op", "pelt", "binseg"])
+def test_presets_declared(method):
+    spec = registry.get(method)
+    assert [p.name for p in spec.presets] == ["faithful", "tcpdbench"]
+    tcpd = spec.coerce({}, preset="tcpdbench")
+    assert (tcpd["scale"], tcpd["cost"], tcpd["penalty"], tcpd["min_size"]) == \
+        ("zscore", "l2", "mbic", 1)
+    assert spec.coerce({}, preset="faithful")["scale"] == "none"
+    # explicit parameters override the preset
+    assert spec.coerce({"penalty": "bic"}, preset="tcpdbench")["penalty"] == "bic"
+    with pytest.raises(ParameterError, match="unknown preset"):
+        spec.coerce({}, preset="nonsense")
+    if method == "binseg":
+        assert tcpd["max_bkps"] == 5 and tcpd["n_bkps"] is None
+
+
+def test_binseg_max_bkps_keeps_the_first_greedy_splits():
+    rng = np.random.default_rng(1)
+    y = np.concatenate([rng.normal(m, 1, 100) for m in (0, 8, 2, 12, 5, 15, 0, 9)])
+    free = segview.detect(y, "binseg", penalty=20.0)
+    capped = segview.detect(y, "binseg", penalty=20.0, max_bkps=3)
+    assert len(free.change_points) == 7
+    first3 = sorted(q for q, _ in free.stats["splits"][:3])
+    assert list(capped.change_points) == first3
+    assert any("max_bkps" in n for n in capped.notes)
+    # a cap above the count changes nothing
+    assert list(segview.detect(y, "binseg", penalty=20.0, max_bkps=50).change_points) == \
+        list(free.change_points)
+
+
+def _tcpd_locations(cps, n: int) -> list[int]:
+    """TCPDBench's reported location: the last sample before the change, ``1 <= loc < n - 1``."""
+    return sorted({int(c) - 1 for c in cps if 1 <= int(c) - 1 < n - 1})
+
+
+@pytest.mark.parametrize("method", ["binseg", "pelt"])
+def test_tcpdbench_preset_reproduces_published_locations(tcpd_dir, method):
+    published = _published(tcpd_dir)
+    names = _univariate_complete(tcpd_dir)
+    assert len(names) == 12  # 14 data sets minus run_log (2-D) and uk_coal_employ (gaps)
+    for name in names:
+        (series,) = segview.load(tcpd_dir / "datasets" / f"{name}.json")
+        res = segview.detect(series, method, preset="tcpdbench")
+        assert _tcpd_locations(res.change_points, len(series)) == \
+            published[name]["methods"][method]["cplocations"], name
+
+
+def test_pelt_is_not_exact_under_mbic_op_is(tcpd_dir):
+    # co2_canada: R's PELT (published) and segview's PELT agree, op finds a lower penalised cost
+    (series,) = segview.load(tcpd_dir / "datasets" / "co2_canada.json")
+    pelt = segview.detect(series, "pelt", preset="tcpdbench")
+    op = segview.detect(series, "op", preset="tcpdbench")
+    assert list(pelt.change_points) != list(op.change_points)
+    assert op.stats["penalized_cost"] < pelt.stats["penalized_cost"]
+    # without the per-segment ln(m) term PELT's pruning is exact again
+    for pen in ("bic", 12.0):
+        a = segview.detect(series, "pelt", preset="tcpdbench", penalty=pen)
+        b = segview.detect(series, "op", preset="tcpdbench", penalty=pen)
+        assert list(a.change_points) == list(b.change_points)
