@@ -21,7 +21,7 @@ from ..core.io import load
 from ..core.io.detections import detection_row, format_csv
 from ..core.params import Params
 from ..core.registry import DetectorSpec
-from .paramflags import add_preset_option, help_params, parse_param_args
+from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
 
 
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
                    help="print the parameters of the selected methods and exit")
-    p.add_argument("-j", "--jobs", type=int, default=1,
+    p.add_argument("-j", "--jobs", type=positive_int, default=1,
                    help="worker processes (default 1 = in this process; 0 = one per core)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask distributed cluster (e.g. tcp://host:8786)")

@@ -9,9 +9,11 @@ import argparse
 import logging
 import sys
 from importlib import import_module
+from pathlib import Path
 
 from .. import __version__
-from ..core.errors import RecoverableError
+from ..core.errors import InputError, RecoverableError
+from ..core.secrets import mask_secrets
 
 COMMANDS: tuple[str, ...] = ("gui", "detect", "methods", "aggregate", "evaluate", "session", "sensitivity", "tune", "annotate")
 
@@ -26,7 +28,42 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         import_module(f"{__package__}.{name}").register(sub)
+    add_force_flags(parser)
     return parser
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    out = []
+    for action in parser._actions:  # argparse keeps sub-parsers only here
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                out += [child, *_subparsers(child)]
+    return out
+
+
+def add_force_flags(parser: argparse.ArgumentParser) -> None:
+    """Give every (sub-)command that writes ``--out`` a ``--force`` flag: without it an existing
+    file is never overwritten (checked once, in :func:`check_out_path`, for all commands)."""
+    for child in _subparsers(parser):
+        opts = {o for a in child._actions for o in a.option_strings}
+        if "--out" in opts and "--force" not in opts:
+            child.add_argument("--force", action="store_true",
+                               help="overwrite the --out file if it exists")
+
+
+def check_out_path(args: argparse.Namespace) -> None:
+    """Refuse to overwrite an existing ``--out`` file without ``--force``, and name a missing folder."""
+    out = getattr(args, "out", None)
+    if not out or not isinstance(out, str) or out == "-":
+        return
+    path = Path(out)
+    if path.is_file() and not getattr(args, "force", False):
+        raise InputError(str(path), "exists; pass --force to overwrite it")
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise InputError(str(path), "is not a regular file")
+    parent = path.parent
+    if not parent.is_dir():
+        raise InputError(str(path), f"cannot be written: the folder {str(parent)!r} does not exist")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,9 +80,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_out_path(args)
         return int(args.func(args) or 0)
     except RecoverableError as err:
-        print(f"segview: error: {err}", file=sys.stderr)
+        print(f"segview: error: {mask_secrets(str(err))}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a file or folder that cannot be written or read, a scheduler not reached
+        where = f"{err.filename}: " if getattr(err, "filename", None) else ""
+        print(f"segview: error: {mask_secrets(where + (err.strerror or str(err)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("segview: interrupted", file=sys.stderr)

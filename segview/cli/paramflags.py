@@ -68,3 +68,14 @@ def help_params(spec: DetectorSpec) -> str:
     for p in spec.params:
         lines.append(f"  --param {p.name.ljust(width)}=VALUE  {p.kind:5s} {p.describe()}")
     return "\n".join(lines + help_presets(spec))
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts such as ``--jobs``: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value

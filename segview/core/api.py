@@ -23,12 +23,34 @@ def _values_of(series_or_values: Series | ArrayLike) -> tuple[NDArray[np.float64
     return as_values(series_or_values), None, "series"
 
 
+# Detectors square and sum values (variances, segment costs, regressions): above ~1e154 squares
+# overflow to inf and below ~1e-154 they underflow to 0, so results would be silently wrong.
+# Values are refused outside this band instead (a user rescales by a power of ten).
+MAGNITUDE_LIMITS = (1e-150, 1e150)
+
+
+def check_magnitude(values: NDArray[np.float64], what: str) -> None:
+    """Raise InputError when the values' magnitude is outside :data:`MAGNITUDE_LIMITS`."""
+    if values.size == 0:
+        return
+    top = float(np.max(np.abs(values)))
+    low, high = MAGNITUDE_LIMITS
+    if top > high:
+        raise InputError(what, f"values reach {top:.3g}: above {high:.0e} squares and sums overflow; "
+                               "divide the series by a power of ten (other units) first")
+    if 0.0 < top < low:
+        raise InputError(what, f"values are at most {top:.3g}: below {low:.0e} squares underflow to "
+                               "zero; multiply the series by a power of ten (other units) first")
+
+
 def check_length(spec: DetectorSpec, values: NDArray[np.float64], params: Params, what: str) -> None:
-    """Raise InputError when the series is shorter than the detector needs."""
+    """Raise InputError when the series is shorter than the detector needs or its values are out of
+    the range detectors compute in (:func:`check_magnitude`)."""
     need = spec.required_length(params)
     if values.size < need:
         raise InputError(what, f"{spec.name} needs at least {need} points with these parameters, "
                                f"got {values.size}")
+    check_magnitude(values, what)
 
 
 def run_spec(spec: DetectorSpec, series: Series | ArrayLike, params: Params,

@@ -125,9 +125,11 @@ class ParamSpec:
     def _coerce_number(self, raw: Any) -> int | float:
         try:
             value = float(raw)
+        except OverflowError:
+            raise ParameterError(self.name, f"{_short(raw)} is too large for a number") from None
         except (TypeError, ValueError):
             alias = f" or one of {', '.join(self.aliases)}" if self.aliases else ""
-            raise ParameterError(self.name, f"expected a number{alias}, got {raw!r}") from None
+            raise ParameterError(self.name, f"expected a number{alias}, got {_short(raw)}") from None
         if not math.isfinite(value):
             raise ParameterError(self.name, f"must be finite, got {raw!r}")
         if self.kind == "int":
@@ -139,6 +141,12 @@ class ParamSpec:
         if self.high is not None and value > self.high:
             raise ParameterError(self.name, f"{value!r} is above the maximum {_fmt(self.high)}")
         return value
+
+
+def _short(raw: Any) -> str:
+    """``repr(raw)`` cut to a readable length (a 400-digit integer is not an error message)."""
+    text = repr(raw)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _fmt(v: float) -> str:

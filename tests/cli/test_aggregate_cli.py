@@ -67,9 +67,9 @@ def test_eps_and_min_samples_flags(tmp_path):
     out = tmp_path / "gt.csv"
     assert main(["aggregate", str(src), "--out", str(out)]) == 0
     assert _read(out)["s"]["clustered"] == "0"
-    assert main(["aggregate", str(src), "--out", str(out), "--eps", "51"]) == 0
+    assert main(["aggregate", str(src), "--out", str(out), "--eps", "51", "--force"]) == 0
     assert (_read(out)["s"]["clustered"], _read(out)["s"]["reference_index"]) == ("1", "151")
-    assert main(["aggregate", str(src), "--out", str(out), "--min-samples", "2"]) == 0
+    assert main(["aggregate", str(src), "--out", str(out), "--min-samples", "2", "--force"]) == 0
     assert _read(out)["s"]["clustered"] == "1"
 
 
@@ -202,7 +202,7 @@ def test_judge_order_is_first_appearance(tmp_path):
     assert _read(out)["s"]["reference_index"] == "30"  # order e,d,c,b,a = 2000,10,20,30,40
     rows = [("s", j, 1, vals[j]) for j in JUDGES]
     assert main(["aggregate", str(_write(src, rows)), "--out", str(out), "--rule",
-                 "reference"]) == 0
+                 "reference", "--force"]) == 0
     assert _read(out)["s"]["reference_index"] == "20"
 
 
@@ -215,8 +215,8 @@ def test_change_point_consensus_cli(tmp_path, capsys):
     assert main(["aggregate", str(src), "--out", str(out), "--change-points"]) == 0
     assert _read(out)["s"] == {"series_id": "s", "change_points": "100", "n_judges": "4"}
     assert main(["aggregate", str(src), "--out", str(out), "--change-points",
-                 "--min-samples", "2"]) == 0
+                 "--min-samples", "2", "--force"]) == 0
     assert _read(out)["s"]["change_points"] == "100 505"
     plain = _write(tmp_path / "plain.csv", [("s", "a", 1, 5)])
-    assert main(["aggregate", str(plain), "--out", str(out), "--change-points"]) == 2
+    assert main(["aggregate", str(plain), "--out", str(out), "--change-points", "--force"]) == 2
     assert "change_points column" in capsys.readouterr().err

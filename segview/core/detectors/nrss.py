@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..context import RunContext
+from ..errors import InputError
 from ..model import Series
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
@@ -178,6 +179,11 @@ def _run_points(series: Series, p: Params, ctx: RunContext) -> DetectionResult:
     if p["measure"] == "median" and meta_median is not None and len(meta_median) == y_raw.size:
         y_raw = np.asarray(meta_median, dtype=np.float64)  # Extra-P --median on loaded files
     x_raw = series.x if series.x is not None else np.arange(1, y_raw.size + 1, dtype=np.float64)
+    if np.any(np.asarray(x_raw) < 0):
+        bad = int(np.flatnonzero(np.asarray(x_raw) < 0)[0])
+        raise InputError(series.id, f"nrss models y over powers and logarithms of x, so x must not "
+                                    f"be negative; "
+                                    f"x[{bad}] is {float(x_raw[bad])!r}")
     x, y, first = _aggregate_x(np.asarray(x_raw, dtype=np.float64), y_raw, p["measure"])
     res = segment_points(x, y, p, ctx)
     notes = list(res["notes"])

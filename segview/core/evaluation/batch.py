@@ -30,7 +30,7 @@ import numpy as np
 from .. import registry
 from ..api import check_length, run_spec
 from ..context import NULL_CONTEXT, RunContext
-from ..errors import InputError, RecoverableError
+from ..errors import Cancelled, InputError, RecoverableError
 from ..model import Series
 from ..params import Params
 from ..registry import DetectorSpec
@@ -77,11 +77,21 @@ def _as_method_specs(items: Iterable[Any]) -> list[MethodSpec]:
 
 # ----------------------------------------------------------------------------------- workers
 
+def _failed(err: Exception, ms: MethodSpec) -> dict[str, Any]:
+    """The row of a run that raised. A RecoverableError is the input's fault and says so; anything
+    else is a bug in the detector, reported as such, and never takes the other runs with it."""
+    text = str(err) if isinstance(err, RecoverableError) else (
+        f"internal error in {ms.spec.name} ({type(err).__name__}: {err}); this is a bug in segview")
+    return {"steady_index": None, "change_points": [], "runtime_ms": 0.0, "error": text}
+
+
 def _run_one(ms: MethodSpec, series: Series, full: bool) -> dict[str, Any]:
     try:
         res = run_spec(ms.spec, series, ms.params)
-    except RecoverableError as err:
-        return {"steady_index": None, "change_points": [], "runtime_ms": 0.0, "error": str(err)}
+    except Cancelled:
+        raise
+    except Exception as err:  # noqa: BLE001  (per-item isolation: one run never kills the batch)
+        return _failed(err, ms)
     cps = [int(c) for c in res.change_points] if full else None
     return {"steady_index": res.steady_start, "change_points": cps,
             "runtime_ms": float(res.runtime_ms), "error": None}
@@ -95,7 +105,9 @@ def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: i
     try:
         check_length(spec, series.values, members[0][1].params, series.id)
         prepared = spec.prepare(series.values, members[0][1].params, NULL_CONTEXT)  # type: ignore[misc]
-    except RecoverableError:
+    except Cancelled:
+        raise
+    except Exception:  # noqa: BLE001  (each member then reports its own error)
         return [(si, ri, _run_one(ms, series, full)) for si, ms in members]
     prep_ms = (time.perf_counter() - t0) * 1000.0
     ctx = NULL_CONTEXT.with_prepared(prepared)
@@ -103,9 +115,10 @@ def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: i
     for si, ms in members:
         try:
             res = run_spec(ms.spec, series, ms.params, ctx)
-        except RecoverableError as err:
-            out.append((si, ri, {"steady_index": None, "change_points": [], "runtime_ms": 0.0,
-                                 "error": str(err)}))
+        except Cancelled:
+            raise
+        except Exception as err:  # noqa: BLE001
+            out.append((si, ri, _failed(err, ms)))
             continue
         out.append((si, ri, {"steady_index": res.steady_start,
                              "change_points": [int(c) for c in res.change_points] if full else None,

@@ -6,13 +6,14 @@ raises :class:`~segview.core.errors.DataFormatError`.
 """
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import overload
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, SegviewError
 from ..model import Series
 from .csv_series import LabelsFileError
 from .readers import NotSeriesFile, Reader, all_readers, reader_for
@@ -66,7 +67,20 @@ def load_file(path: str | os.PathLike[str]) -> list[Series]:
         raise DataFormatError(str(p), "no such file or folder")
     if p.is_dir():
         raise DataFormatError(str(p), "is a folder; use load()")
-    return reader_for(p).read(p)
+    reader = reader_for(p)
+    try:
+        return reader.read(p)
+    except SegviewError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            RecursionError, MemoryError, csv.Error, UnicodeError) as err:
+        # A reader met content it did not expect: the file is malformed for that format. Say so
+        # with the file's name instead of letting one file take down a whole folder or run.
+        detail = str(err) or type(err).__name__
+        if len(detail) > 200:
+            detail = detail[:200] + "..."
+        raise DataFormatError(str(p), f"is not a valid {reader.name} file ({type(err).__name__}: "
+                                      f"{detail})") from err
 
 
 def _known_extensions() -> set[str]:

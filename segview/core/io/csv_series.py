@@ -40,8 +40,13 @@ def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
         delimiter = dialect.delimiter
     except csv.Error:
         delimiter = ","
-    rows = [r for r in csv.reader(io.StringIO(text), delimiter=delimiter)]
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        rows = [r for r in reader if any(c.strip() for c in r)]
+    except csv.Error as err:
+        raise DataFormatError(str(path), f"malformed CSV ({err})", f"line {reader.line_num}") from None
+    if not rows:
+        raise DataFormatError(str(path), "the file holds no values (only separators)")
     header = [h.strip() for h in rows[0]]
     return header, rows[1:]
 

@@ -35,9 +35,14 @@ def _numbers(values: Any, path: Path, where: str) -> list[float]:
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise DataFormatError(str(path), f"value {v!r} is not a number", f"{where}, index {i}")
-        if not math.isfinite(v):
+        try:
+            f = float(v)
+        except OverflowError:
+            raise DataFormatError(str(path), f"value of {len(str(v))} digits is too large for a "
+                                             "number", f"{where}, index {i}") from None
+        if not math.isfinite(f):
             raise DataFormatError(str(path), f"value {v!r} is not finite", f"{where}, index {i}")
-        out.append(float(v))
+        out.append(f)
     return out
 
 
@@ -53,11 +58,14 @@ def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
     out: list[Series] = []
     for b, entry in enumerate(data):
         where = f"benchmark {b}"
-        raw = entry.get("primaryMetric", {}).get("rawData") if isinstance(entry, dict) else None
+        metric = entry.get("primaryMetric") if isinstance(entry, dict) else None
+        if not isinstance(metric, dict):
+            raise DataFormatError(str(path), "JMH result entry has no primaryMetric object", where)
+        raw = metric.get("rawData")
         if not isinstance(raw, list) or not raw:
             raise DataFormatError(str(path), "JMH result entry has no primaryMetric.rawData", where)
         name = _bench_name(entry)
-        unit = entry.get("primaryMetric", {}).get("scoreUnit", "")
+        unit = str(metric.get("scoreUnit", ""))
         for k, fork in enumerate(raw):
             vals = _numbers(fork, path, f"{where}, fork {k}")
             out.append(Series(vals, id=f"{name}/fork{k}",

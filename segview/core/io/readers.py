@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 import json
+import os
 from pathlib import Path
+import stat
 from typing import Any
 
 from ..errors import DataFormatError
@@ -56,7 +58,38 @@ def all_readers() -> list[Reader]:
     return sorted(_READERS.values(), key=lambda r: (-r.priority, r.name))
 
 
+def max_file_bytes() -> int:
+    """The largest file segview reads (``$SEGVIEW_MAX_FILE_MB``, default 4096 MB)."""
+    try:
+        return int(float(os.environ.get("SEGVIEW_MAX_FILE_MB", "4096")) * 2**20)
+    except ValueError:
+        return 4096 * 2**20
+
+
+def check_regular(path: Path) -> int:
+    """The size of ``path`` after checking it is a regular file within the size limit.
+
+    A FIFO, socket or device would block or never end, so it is refused before it is opened.
+
+    Raises:
+        DataFormatError: not a regular file, unreadable, or larger than :func:`max_file_bytes`.
+    """
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        raise DataFormatError(str(path), f"cannot be read ({err.strerror or err})") from err
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe, socket or device)"
+        raise DataFormatError(str(path), f"is {kind}; segview reads regular files only")
+    limit = max_file_bytes()
+    if st.st_size > limit:
+        raise DataFormatError(str(path), f"is {st.st_size / 2**20:.0f} MB, above the {limit / 2**20:.0f} MB "
+                                         "limit (set SEGVIEW_MAX_FILE_MB to raise it)")
+    return st.st_size
+
+
 def read_head(path: Path, size: int = 4096) -> str:
+    check_regular(path)
     try:
         with open(path, "rb") as fh:
             raw = fh.read(size)
@@ -69,8 +102,11 @@ def read_head(path: Path, size: int = 4096) -> str:
 
 def read_text(path: Path) -> str:
     """A text file's content (UTF-8, BOM dropped); DataFormatError names the file."""
+    check_regular(path)
     try:
         return Path(path).read_text(encoding="utf-8-sig")
+    except MemoryError:
+        raise DataFormatError(str(path), "is too large to read into memory") from None
     except (OSError, UnicodeDecodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
@@ -85,6 +121,10 @@ def read_json(path: Path) -> Any:
     except json.JSONDecodeError as err:
         raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
                               f"line {err.lineno}, column {err.colno}") from err
+    except RecursionError:
+        raise DataFormatError(str(path), "invalid JSON: nested too deeply") from None
+    except ValueError as err:  # e.g. an integer literal of thousands of digits
+        raise DataFormatError(str(path), f"invalid JSON: {err}") from None
 
 
 def reader_for(path: Path) -> Reader:

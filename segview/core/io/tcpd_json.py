@@ -77,6 +77,8 @@ def read(path: Path) -> list[Series]:
         meta = {"source": str(path), "format": "tcpd", "tcpd_name": name, "label": label,
                 "longname": data.get("longname", name)}
         if time.get("raw") is not None:
+            if not isinstance(time["raw"], list) or len(time["raw"]) != n_obs:
+                raise DataFormatError(str(path), f"time.raw must be a list of {n_obs} entries", "time")
             meta["time"] = list(time["raw"])
             meta["time_format"] = time.get("format")
         out.append(Series(vals, id=sid, metadata=meta))
