@@ -8,7 +8,10 @@ import math
 from typing import Any
 
 from ..core.annotation import agreement
-from ..core.annotation.aggregate import RULES, TIE_POLICIES, aggregate, aggregate_change_points
+import sys
+
+from ..core.annotation.aggregate import (RULES, TIE_POLICIES, Adjudication, aggregate,
+                                         aggregate_change_points)
 from ..core.annotation.tables import read_judgments_csv, write_ground_truth_csv
 from ..core.errors import DataFormatError, ParameterError
 
@@ -17,8 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "aggregate", help="aggregate judges' labels into ground truth (JAGT)",
         description="Aggregate a judgments table (columns series_id,judge,steady,index; index "
-                    "empty when unsteady; judges ordered by first appearance) into one label per "
-                    "series: majority vote on steadiness, DBSCAN over the onsets.")
+                    "empty when unsteady; judges ordered by first appearance; an optional role "
+                    "column marks adjudicators' decisions, as `segview session export-judgments` "
+                    "writes them) into one label per series: majority vote on steadiness, DBSCAN "
+                    "over the onsets. With --stats the JSON is alone on stdout (the summary goes "
+                    "to stderr).")
     p.add_argument("judgments", help="judgments CSV")
     p.add_argument("--out", required=True, help="ground-truth CSV to write")
     p.add_argument("--eps", type=float, default=50.0,
@@ -47,17 +53,23 @@ def run(args: argparse.Namespace) -> int:
     if args.min_samples is not None and args.min_samples < 1:
         raise ParameterError("min-samples", f"must be >= 1, got {args.min_samples}")
     rows = read_judgments_csv(args.judgments)
+    adjudications = {r.series_id: Adjudication(r.steady, r.index, r.judge) for r in rows
+                     if r.role == "adjudicator"}
+    rows = [r for r in rows if r.role != "adjudicator"]
     if args.change_points:
         return _change_points(args, rows)
     results = aggregate([(r.series_id, r.judge, r.steady, r.index) for r in rows], rule=args.rule,
-                        eps=args.eps, min_samples=args.min_samples, tie=args.tie)
+                        eps=args.eps, min_samples=args.min_samples, tie=args.tie,
+                        adjudications=adjudications)
     write_ground_truth_csv(args.out, results)
     steady = sum(1 for g in results if g.steady)
     clustered = sum(1 for g in results if g.steady and g.clustered)
     disputed = sum(1 for g in results if g.disputed)
     print(f"{len(results)} series: {steady} steady ({clustered} clustered, "
-          f"{steady - clustered} scattered or single), {disputed} disputed; "
-          f"rule {args.rule}, eps {args.eps:g} -> {args.out}")
+          f"{steady - clustered} scattered or single), {disputed} disputed"
+          + (f", {len(adjudications)} adjudicated" if adjudications else "")
+          + f"; rule {args.rule}, eps {args.eps:g} -> {args.out}",
+          file=sys.stderr if args.stats else sys.stdout)
     if args.stats:
         votes: dict[str, dict[str, bool]] = {}
         for r in rows:
@@ -75,7 +87,7 @@ def _change_points(args: argparse.Namespace, rows: list) -> int:
     for r in rows:
         per.setdefault(r.series_id, {})[r.judge] = r.change_points
     with open(args.out, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = csv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "change_points", "n_judges"])
         for sid, labs in per.items():
             cps = aggregate_change_points(labs, eps=args.eps, min_judges=args.min_samples)

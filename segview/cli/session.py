@@ -52,14 +52,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--judge", action="append", default=[],
                    help="add a judge (repeatable); judges can also be added from the GUI")
     c.add_argument("--adjudicator", action="append", default=[], help="add an adjudicator")
+    c.add_argument("--judges-per-series", "-k", type=int, default=None, metavar="K",
+                   help="assign each series to exactly K of the --judge judges (balanced, "
+                        "seeded); default: every judge labels every series")
+    c.add_argument("--assign-seed", type=int, default=None, metavar="SEED",
+                   help="seed of the assignment (default: random, recorded)")
+    c.add_argument("--shared-order", action="store_true",
+                   help="with -k: every judge meets their series in one common order (pilots), "
+                        "instead of each judge's own random order")
+    c.add_argument("--fill-missing", choices=("linear", "previous"), default=None,
+                   help="fill missing values (TCPD null) by this rule instead of skipping the file")
     _db(c)
+
+    asg = ss.add_parser("assign", help="assign each series to exactly K judges (balanced, seeded)")
+    asg.add_argument("name")
+    asg.add_argument("-k", "--judges-per-series", type=int, required=True, metavar="K")
+    asg.add_argument("--seed", type=int, default=None)
+    asg.add_argument("--shared-order", action="store_true",
+                     help="one common order for every judge (pilots)")
+    _db(asg)
 
     lst = ss.add_parser("list", help="list sessions")
     _db(lst)
 
-    pr = ss.add_parser("progress", help="labelled / total per judge")
+    pr = ss.add_parser("progress", help="labelled / total per judge, and judges per series")
     pr.add_argument("name")
     pr.add_argument("--json", action="store_true")
+    pr.add_argument("--series", action="store_true",
+                    help="list every series with its coverage (judges labelled / meant to)")
     _db(pr)
 
     im = ss.add_parser("import", help="import judgments: an export folder, a judgments CSV "
@@ -68,7 +88,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     im.add_argument("source")
     _db(im)
 
-    ej = ss.add_parser("export-judgments", help="write the judges' current labels as a CSV")
+    ej = ss.add_parser("export-judgments",
+                       help="write the judges' current labels and the adjudications as a CSV "
+                            "(role column), which `segview aggregate` turns into the same ground "
+                            "truth as `session aggregate`")
     ej.add_argument("name")
     ej.add_argument("--out", required=True)
     _db(ej)
@@ -98,7 +121,7 @@ def _open_store(args: argparse.Namespace) -> Store:
 def _create(store: Store, args: argparse.Namespace) -> int:
     from ..core.io import load
 
-    ds = load(args.data)
+    ds = load(args.data, fill_missing=args.fill_missing)
     for problem in ds.problems:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)
     if not len(ds):
@@ -114,15 +137,29 @@ def _create(store: Store, args: argparse.Namespace) -> int:
         s.judge(name, create=True, role="adjudicator")
     print(f"session {s.name!r}: {len(s.items())} series, protocol {s.protocol}, "
           f"{len(s.judges())} judge(s)")
+    if args.judges_per_series is not None:
+        _assign(s, args.judges_per_series, args.assign_seed, args.shared_order)
     return 0
 
 
-def _progress(s: AnnotationSession, as_json: bool) -> int:
+def _assign(s: AnnotationSession, k: int, seed: int | None, shared: bool) -> int:
+    got = s.assign(k, seed, shared_order=shared)
+    sizes = sorted({len(v) for v in got.values()})
+    print(f"assigned {len(s.items())} series to {k} of {len(got)} judges each "
+          f"({'-'.join(map(str, sizes))} series per judge, "
+          f"{'shared order' if shared else 'own order per judge'})")
+    return 0
+
+
+def _progress(s: AnnotationSession, as_json: bool, per_series: bool = False) -> int:
     roles = {j.name: j.role for j in s.judges()}
     prog = s.progress()
+    cov = s.coverage()
     if as_json:
-        print(json.dumps({n: {"role": roles[n], "labelled": d, "total": t}
-                          for n, (d, t) in prog.items()}, indent=2))
+        out = {n: {"role": roles[n], "labelled": d, "total": t} for n, (d, t) in prog.items()}
+        print(json.dumps({"judges": out, "series": {sid: {"judges": d, "wanted": w}
+                                                    for sid, (d, w) in cov.items()}}
+                         if per_series else out, indent=2))
         return 0
     print(f"session {s.name!r} ({s.protocol}, {len(s.items())} series)")
     if not prog:
@@ -131,7 +168,21 @@ def _progress(s: AnnotationSession, as_json: bool) -> int:
     for name, (done, total) in prog.items():
         pct = 100.0 * done / total if total else 0.0
         print(f"  {name.ljust(width)}  {roles[name]:11s} {done:6d} / {total:<6d} {pct:5.1f} %")
+    full = sum(1 for d, w in cov.values() if d >= w)
+    print(f"coverage: {full} of {len(cov)} series have all their judges "
+          f"({', '.join(f'{n} with {d}' for d, n in _histogram(cov))})")
+    if per_series:
+        width = max((len(sid) for sid in cov), default=6)
+        for sid, (d, w) in cov.items():
+            print(f"  {sid.ljust(width)}  {d} / {w} judges{'' if d >= w else '  (missing)'}")
     return 0
+
+
+def _histogram(cov: dict[str, tuple[int, int]]) -> list[tuple[int, int]]:
+    counts: dict[int, int] = {}
+    for d, _ in cov.values():
+        counts[d] = counts.get(d, 0) + 1
+    return sorted(counts.items(), reverse=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,16 +197,19 @@ def run(args: argparse.Namespace) -> int:
             return 0
         s = AnnotationSession.open(store, args.name)
         if cmd == "progress":
-            return _progress(s, args.json)
+            return _progress(s, args.json, args.series)
+        if cmd == "assign":
+            return _assign(s, args.judges_per_series, args.seed, args.shared_order)
         if cmd == "import":
             n = ex.import_judgments(s, args.source)
             print(f"imported {n} judgment(s) into session {s.name!r}")
             return 0
         if cmd == "export-judgments":
-            rows = [(r["series_id"], r["judge"], r["steady"], r["index"], r["change_points"])
-                    for r in ex.judgments_table(s) if r["role"] == "judge"]
+            rows = [(r["series_id"], r["judge"], r["steady"], r["index"], r["change_points"],
+                     r["role"]) for r in ex.judgments_table(s) if not r["repeat"]]
             write_judgments_csv(args.out, rows)
-            print(f"{len(rows)} judgment(s) -> {args.out}")
+            n_adj = sum(1 for r in rows if r[5] == "adjudicator")
+            print(f"{len(rows) - n_adj} judgment(s) and {n_adj} adjudication(s) -> {args.out}")
             return 0
         if cmd == "export":
             folder = ex.export_session(s, args.out, args.format)
@@ -163,13 +217,21 @@ def run(args: argparse.Namespace) -> int:
             return 0
         results = s.aggregate(**({"rule": args.rule} if args.rule else {}))
         write_ground_truth_csv(args.out, results)
-        print(f"{len(results)} series aggregated -> {args.out}")
+        msg = sys.stderr if args.stats else sys.stdout  # --stats: stdout holds the JSON only
+        print(f"{len(results)} series aggregated -> {args.out}", file=msg)
+        short = s.under_covered()
+        if short:
+            print(f"segview: warning: {len(short)} series have fewer judgments than judges meant "
+                  f"to label them: " + ", ".join(f"{sid} ({d}/{w})" for sid, (d, w) in
+                                                 list(short.items())[:10])
+                  + (" ..." if len(short) > 10 else ""), file=sys.stderr)
         if args.stats:
-            _print_stats(s, results)
+            _print_stats(s, results, short)
         return 0
 
 
-def _print_stats(s: AnnotationSession, results: list) -> None:
+def _print_stats(s: AnnotationSession, results: list,
+                 short: dict[str, tuple[int, int]] | None = None) -> None:
     from ..core.annotation import agreement
     from .aggregate import json_clean
 
@@ -178,4 +240,6 @@ def _print_stats(s: AnnotationSession, results: list) -> None:
     stats = agreement.summary(results, votes)
     stats["review"] = [{"series_id": d.series_id, "severity": d.severity,
                         "reasons": list(d.reasons)} for d in agreement.disagreements(results)]
+    stats["under_covered"] = {sid: {"judges": d, "wanted": w} for sid, (d, w) in
+                              (short or {}).items()}
     print(json.dumps(json_clean(stats), indent=2))

@@ -132,9 +132,11 @@ def test_public_tcpd_dataset_file(tmp_path):
     p = tmp_path / "brent_spot.json"
     p.write_text(json.dumps(obj))
     got = segview.load(p)
-    assert [x.id for x in got] == ["brent_spot/V1", "brent_spot/V2"]
-    assert got[0].values.tolist() == [1.5, 2, 3, 4, 5]
-    assert got[1].metadata["time"][3] == "2000-04-01"
+    # issue 13: a two-dimensional data set is one multivariate series keeping TCPD's name
+    assert [x.id for x in got] == ["brent_spot"] and got[0].dims == ("V1", "V2")
+    assert got[0].values[:, 0].tolist() == [1.5, 2, 3, 4, 5]
+    assert got[0].values[:, 1].tolist() == [1, 1, 1, 9, 9]
+    assert got[0].metadata["time"][3] == "2000-04-01"
     obj["series"][0]["raw"][2] = None
     p.write_text(json.dumps(obj))
     with pytest.raises(DataFormatError, match=r"index 2"):

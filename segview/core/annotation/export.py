@@ -14,8 +14,15 @@ An export folder holds:
   (``repeat`` = 1 for a judge's hidden calibration repeat);
 * TCPD only: ``annotations.json`` (``{series: {annotator: [change points]}}``; an empty list =
   looked, no change; for the steady-state protocol the onset is the one change point);
-* ``metadata.json``: session, protocol, aggregation rule and parameters, judges (with their order
-  seeds), segview version, each series' content hash, and SHA-256 of every file written.
+* ``metadata.json``: the **manifest** (``"manifest": "segview labeled dataset"``, by which
+  ``segview.load``, the GUI, ``session import`` and ``evaluate`` recognise an export folder): session,
+  protocol, aggregation rule and parameters, judges (with their order seeds and assignments), segview
+  version, each series' content hash, dimensions and file, and SHA-256 of every file written.
+
+Multivariate series (``dims``) go to their own long tables ``series_mv<k>[_x].*`` with one column per
+dimension (``series_id,index,<dim>...[,x]``), which ``segview.load`` reads as multivariate series; in
+JSON ``values`` is then a list of rows. Sources are stored relative to the common folder of the
+session's data files (never to the exporter's working directory). CSV files end lines with LF.
 
 Change points are written as space-separated indices in CSV, JSON and Parquet tables.
 """
@@ -45,6 +52,8 @@ log = logging.getLogger(__name__)
 
 FORMATS = ("csv", "json", "parquet", "tcpd")
 EXPORT_VERSION = 1
+MANIFEST = "segview labeled dataset"
+MANIFEST_FILE = "metadata.json"
 JUDGMENT_FIELDS = ("series_id", "judge", "role", "steady", "index", "change_points", "confidence",
                    "note", "repeat", "created_at")
 
@@ -58,6 +67,63 @@ class ExportedDataset:
     series: list[Series]
     labels: list[dict[str, Any]]
     judgments: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def protocol(self) -> str:
+        return str(self.metadata["session"]["protocol"])
+
+    def label_rows(self) -> dict[str, Any]:
+        """The aggregated steady-state labels as :class:`~segview.core.io.labels_csv.LabelRow`
+        (what the explorer shows); empty for the change-point protocol."""
+        from ..io.labels_csv import LabelRow
+
+        if self.protocol != "steady_state":
+            return {}
+        out = {}
+        for r in self.labels:
+            judges = {k[len("judge_"):]: _int_or_none(v) for k, v in r.items()
+                      if k.startswith("judge_")}
+            steady = r.get("steady")
+            out[str(r["series_id"])] = LabelRow(
+                series_id=str(r["series_id"]),
+                steady=None if steady is None else str(steady).lower() in ("1", "true"),
+                judges=judges, jagt_index=_int_or_none(r.get("jagt_index")),
+                jagt_clustered=(None if r.get("jagt_clustered") is None
+                                else str(r["jagt_clustered"]).lower() in ("1", "true")),
+                source=str(r.get("source") or ""))
+        return out
+
+    def annotations(self) -> dict[str, dict[str, list[int]]]:
+        """Change-point protocol: each judge's change points per series (adjudicators and
+        calibration repeats left out); empty for the steady-state protocol."""
+        if self.protocol != "change_points":
+            return {}
+        out: dict[str, dict[str, list[int]]] = {}
+        for r in self.judgments:
+            if r["role"] == "judge" and not r["repeat"]:
+                out.setdefault(r["series_id"], {})[r["judge"]] = list(r["change_points"] or ())
+        return out
+
+
+def _int_or_none(v: Any) -> int | None:
+    if v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "":
+        return None
+    return int(float(v))
+
+
+def is_export_folder(folder: str | Path) -> bool:
+    """True when ``folder`` holds a segview export manifest (``metadata.json`` naming itself
+    ``"segview labeled dataset"``; exports of version 1 before the name carry ``export_version`` and
+    ``file_hashes``)."""
+    path = Path(folder) / MANIFEST_FILE
+    if not path.is_file():
+        return False
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and (meta.get("manifest") == MANIFEST or (
+        "export_version" in meta and "file_hashes" in meta and "items" in meta))
 
 
 def _cps_text(cps: Sequence[int] | None) -> str | None:
@@ -132,7 +198,7 @@ def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str])
     fmt = path.suffix.lstrip(".")
     if fmt == "csv":
         with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
+            w = csv.writer(fh, lineterminator="\n")
             w.writerow(columns)
             for r in rows:
                 w.writerow(["" if r.get(c) is None else (int(r[c]) if isinstance(r[c], bool)
@@ -213,37 +279,50 @@ def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str
     if fmt == "json":
         (folder / "series.json").write_text(json.dumps(
             [{"series_id": s.id, "values": s.values.tolist(),
-              "x": None if s.x is None else s.x.tolist()} for s in series]), encoding="utf-8")
+              "x": None if s.x is None else s.x.tolist(),
+              **({"dims": list(s.dims)} if s.dims else {})} for s in series]), encoding="utf-8")
         return dict.fromkeys((s.id for s in series), "series.json")
     files = {}
-    for suffix, group in (("", [s for s in series if s.x is None]),
-                          ("_x", [s for s in series if s.x is not None])):
-        if group:  # series with x values apart, so that each file loads with segview.load
-            name = f"series{suffix}.{fmt}"
-            _write_long(folder / name, group, with_x=bool(suffix))
-            files.update(dict.fromkeys((s.id for s in group), name))
+    groups: dict[tuple[bool, tuple[str, ...]], list[Series]] = {}
+    for s in series:
+        groups.setdefault((s.x is not None, s.dims), []).append(s)
+    dims_seen = list(dict.fromkeys(d for _, d in groups if d))
+    for (with_x, dims), group in sorted(groups.items(), key=lambda kv: (
+            bool(kv[0][1]), dims_seen.index(kv[0][1]) if kv[0][1] else 0, kv[0][0])):
+        # series with x values, and each set of dimensions, apart: each file loads with segview.load
+        stem = f"series_mv{dims_seen.index(dims) + 1}" if dims else "series"
+        name = f"{stem}{'_x' if with_x else ''}.{fmt}"
+        _write_long(folder / name, group, with_x=with_x)
+        files.update(dict.fromkeys((s.id for s in group), name))
     return files
 
 
 def _write_long(path: Path, group: list[Series], with_x: bool) -> None:
-    """A long table ``series_id,index,value[,x]``, floats written so that they read back exactly."""
+    """A long table ``series_id,index,value[,x]`` (``series_id,index,<dim>...[,x]`` for series with
+    dimensions), floats written so that they read back exactly."""
     ids = [s.id for s in group for _ in range(len(s))]
     index = np.concatenate([np.arange(len(s)) for s in group])
-    values = np.concatenate([s.values for s in group])
+    names = list(group[0].dims) or ["value"]
+    clash = [d for d in names if d in ("series_id", "index", "x")] if group[0].dims else []
+    if clash:
+        raise InputError(group[0].id, f"dimension name {clash[0]!r} clashes with a column of the "
+                                      "long table")
+    values = np.concatenate([s.values.reshape(len(s), -1) for s in group])
     xs = np.concatenate([s.xs() for s in group]) if with_x else None
     if path.suffix == ".parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
-        cols = {"series_id": pa.array(ids, pa.string()), "index": pa.array(index, pa.int64()),
-                "value": pa.array(values, pa.float64())}
+        cols = {"series_id": pa.array(ids, pa.string()), "index": pa.array(index, pa.int64())}
+        cols.update({d: pa.array(values[:, k], pa.float64()) for k, d in enumerate(names)})
         if xs is not None:
             cols["x"] = pa.array(xs, pa.float64())
         pq.write_table(pa.table(cols), path)
         return
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["series_id", "index", "value", *(["x"] if xs is not None else [])])
-        cells = [ids, index.tolist(), map(repr, values.tolist())]
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["series_id", "index", *names, *(["x"] if xs is not None else [])])
+        cells = [ids, index.tolist(), *(map(repr, values[:, k].tolist())
+                                        for k in range(len(names)))]
         if xs is not None:
             cells.append(map(repr, xs.tolist()))
         w.writerows(zip(*cells))
@@ -261,18 +340,21 @@ def _read_long(path: Path) -> Any:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
-def _read_series(folder: Path, fmt: str, files: dict[str, str]) -> list[Series]:
+def _read_series(folder: Path, fmt: str, files: dict[str, str],
+                 dims: dict[str, list[str]] | None = None) -> list[Series]:
+    dims = dims or {}
     if fmt == "tcpd":
         out = []
         for sid, rel in files.items():
             (s,) = tcpd_json.read(folder / rel)
             x = s.metadata.get("time")
             out.append(Series(s.values, x if x is not None and all(
-                isinstance(v, (int, float)) for v in x) else None, sid, {"source": rel}))
+                isinstance(v, (int, float)) for v in x) else None, sid, {"source": rel},
+                dims=s.dims or None))
         return out
     if fmt == "json":
         data = json.loads((folder / "series.json").read_text(encoding="utf-8"))
-        return [Series(d["values"], d.get("x"), d["series_id"]) for d in data]
+        return [Series(d["values"], d.get("x"), d["series_id"], dims=d.get("dims")) for d in data]
     groups = {}
     for name in dict.fromkeys(files.values()):
         table = _read_long(folder / name)
@@ -285,7 +367,9 @@ def _read_series(folder: Path, fmt: str, files: dict[str, str]) -> list[Series]:
             raise DataFormatError(str(folder / files[sid]), f"series {sid!r}: indices are not "
                                                             "0..n-1")
         x = g["x"].to_numpy(dtype=np.float64) if "x" in g else None
-        out.append(Series(g["value"].to_numpy(dtype=np.float64), x, sid))
+        names = dims.get(sid)
+        vals = g[names if names else "value"].to_numpy(dtype=np.float64)
+        out.append(Series(vals, x, sid, dims=names))
     return out
 
 
@@ -307,6 +391,11 @@ def tcpd_annotations(session: AnnotationSession) -> dict[str, dict[str, list[int
                 cps = [lab.onset] if lab.steady else []
             out.setdefault(sid, {})[j.name] = cps
     return out
+
+
+def _assigned_ids(session: AnnotationSession, judge: Any) -> list[str] | None:
+    got = session.assigned(judge)
+    return None if got is None else [it.series_id for it in got]
 
 
 def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "csv", *,
@@ -338,7 +427,8 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
         data = [by_id[it.series_id] for it in session.items()]
     tab = "json" if fmt == "tcpd" else fmt
     files = _write_series(folder, fmt, data)
-    labels = labels_table(session)
+    sources = relative_sources({it.series_id: it.source for it in session.items()})
+    labels = [{**r, "source": sources[r["series_id"]]} for r in labels_table(session)]
     _write_table(folder / f"labels.{tab}", labels, list(labels[0]) if labels else ["series_id"])
     _write_table(folder / f"judgments.{tab}",
                  [{**r, "change_points": _cps_text(r["change_points"])}
@@ -348,16 +438,20 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
         tcpd_json.write_annotations(folder / "annotations.json", tcpd_annotations(session))
         written.append("annotations.json")
     meta = {
+        "manifest": MANIFEST,
         "export_version": EXPORT_VERSION, "segview_version": __version__, "format": fmt,
         "exported_at": time.time(),
         "session": {"name": session.name, "protocol": session.protocol,
                     "created_at": session.created_at, "tool_version": session.tool_version,
                     "settings": session.settings},
         "aggregation": {k: session.settings.get(k) for k in ("rule", "eps", "min_samples", "tie")},
-        "judges": [{"name": j.name, "role": j.role, "seed": j.seed} for j in session.judges()],
+        "judges": [{"name": j.name, "role": j.role, "seed": j.seed,
+                    "assigned": _assigned_ids(session, j)} for j in session.judges()],
         "items": [{"series_id": it.series_id, "content_hash": it.content_hash,
-                   "n_samples": it.n_samples, "source": it.source, "file": files[it.series_id]}
-                  for it in session.items()],
+                   "n_samples": it.n_samples, "source": sources[it.series_id],
+                   "file": files[it.series_id],
+                   **({"dims": list(s.dims)} if s.dims else {})}
+                  for it, s in zip(session.items(), data)],
         "file_hashes": {f: _sha256(folder / f) for f in written},
     }
     (folder / "metadata.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
@@ -379,6 +473,8 @@ def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
     fmt = meta.get("format")
     if fmt not in FORMATS:
         raise DataFormatError(str(meta_path), f"unknown export format {fmt!r}")
+    if meta.get("manifest", MANIFEST) != MANIFEST:
+        raise DataFormatError(str(meta_path), f"not a segview export manifest ({meta['manifest']!r})")
     if verify:
         for name, digest in meta.get("file_hashes", {}).items():
             if not (folder / name).is_file():
@@ -387,7 +483,8 @@ def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
                 raise DataFormatError(str(folder / name), "changed since export (SHA-256 differs)")
     tab = "json" if fmt == "tcpd" else fmt
     files = {it["series_id"]: it["file"] for it in meta["items"]}
-    series = _read_series(folder, fmt, files)
+    series = _read_series(folder, fmt, files, {it["series_id"]: it["dims"] for it in meta["items"]
+                                               if it.get("dims")})
     hashes = {it["series_id"]: it["content_hash"] for it in meta["items"]}
     bad = [s.id for s in series if hashes.get(s.id) != s.content_hash]
     if bad:
@@ -398,6 +495,24 @@ def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
     if meta["session"]["protocol"] == "change_points":  # a blank CSV cell is an empty list
         judgments = [{**r, "change_points": r["change_points"] or ()} for r in judgments]
     return ExportedDataset(folder, meta, series, _read_table(folder / f"labels.{tab}"), judgments)
+
+
+def relative_sources(sources: dict[str, str]) -> dict[str, str]:
+    """Sources relative to the common folder of all data files (``/`` separators), so an export
+    does not depend on where its session was created or exported; a series without a source keeps
+    an empty one (its id names it)."""
+    import os
+
+    given = {k: v for k, v in sources.items() if v}
+    if not given:
+        return dict(sources)
+    paths = {k: os.path.abspath(v) for k, v in given.items()}
+    try:
+        root = os.path.commonpath([os.path.dirname(p) for p in paths.values()])
+    except ValueError:  # different drives
+        return {k: Path(v).name for k, v in sources.items()}
+    return {k: (Path(os.path.relpath(paths[k], root)).as_posix() if k in paths else "")
+            for k in sources}
 
 
 def _rows_from_annotations(path: Path, protocol: str) -> list[dict[str, Any]]:
@@ -427,10 +542,13 @@ def import_judgments(session: AnnotationSession, source: str | Path) -> int:
 
     source = Path(source)
     seeds: dict[str, tuple[str, int]] = {}
+    assigned: dict[str, list[str]] = {}
     if source.is_dir():
         exp = read_export(source)
         rows = exp.judgments
         seeds = {j["name"]: (j["role"], j["seed"]) for j in exp.metadata.get("judges", [])}
+        assigned = {j["name"]: j["assigned"] for j in exp.metadata.get("judges", [])
+                    if j.get("assigned") is not None}
         mine = {it.series_id: it.content_hash for it in session.items()}
         differ = [i["series_id"] for i in exp.metadata["items"]
                   if i["series_id"] in mine and mine[i["series_id"]] != i["content_hash"]]
@@ -448,12 +566,15 @@ def import_judgments(session: AnnotationSession, source: str | Path) -> int:
         raise InputError(unknown[0], f"{len(unknown)} series are not in session {session.name!r}"
                                      f" ({', '.join(unknown[:5])})")
     judges = {}
-    for r in rows:
-        name = r["judge"]
+    for name in [*seeds, *(r["judge"] for r in rows)]:  # every judge of an export, even idle
         if name not in judges:
-            role, seed = seeds.get(name, (r.get("role") or "judge", None))
+            role, seed = seeds.get(name, (next(r.get("role") for r in rows if r["judge"] == name)
+                                          or "judge", None))
             judges[name] = session.judge(name, create=True, role=role, seed=seed)
+            if name in assigned and session.assigned(judges[name]) is None:
+                session.set_assignment(judges[name], assigned[name])
     return session.record_many([(judges[r["judge"]], r["series_id"], {
         "steady": r.get("steady"), "onset": r.get("index"),
         "change_points": r.get("change_points"), "confidence": r.get("confidence"),
-        "note": r.get("note"), "repeat": r.get("repeat")}) for r in rows])
+        "note": r.get("note"), "repeat": r.get("repeat"), "created_at": r.get("created_at")})
+        for r in rows])

@@ -14,6 +14,8 @@ A GUI drives it like this::
     s.record(judge, sid, steady=False, repeat=True)           # a calibration repeat
     s.undo(judge); s.redo(judge)            # appended to the history, nothing deleted
     s.progress()                            # {judge name: (labelled, total)}
+    s.assign(k=3, seed=1)                   # each series to exactly 3 judges (balanced, seeded)
+    s.coverage()                            # {series_id: (judges labelled, judges assigned)}
     s.visible_labels(judge, series_id)      # {} in blind mode unless review=True
     s.adjudicate(chief, series_id, steady=True, onset=800)    # beside the judges' labels
     s.aggregate()                           # GroundTruth per series, session settings
@@ -134,6 +136,12 @@ class AnnotationSession:
                 for k, s in enumerate(series)]
         with store.write() as conn:
             conn.execute(insert(st.items), rows)
+            multi = [s for s in series if s.dims]
+            if multi:
+                ids = dict(conn.execute(select(st.items.c.series_id, st.items.c.id).where(
+                    st.items.c.session_id == sid)).all())
+                conn.execute(insert(st.item_dimensions), [
+                    {"item_id": ids[s.id], "names": json.dumps(list(s.dims))} for s in multi])
         return cls.open(store, name)
 
     @classmethod
@@ -170,10 +178,22 @@ class AnnotationSession:
             raise DataFormatError(series_id, "the session does not store the values; load the "
                                              f"data from {it.source or 'its files'}")
         x = np.frombuffer(row[1], dtype=np.float64) if row[1] is not None else None
-        s = Series(np.frombuffer(row[0], dtype=np.float64), x, it.series_id, {"source": it.source})
+        dims = self.dimensions(series_id)
+        values = np.frombuffer(row[0], dtype=np.float64)
+        if dims:
+            values = values.reshape(it.n_samples, len(dims))
+        s = Series(values, x, it.series_id, {"source": it.source}, dims=dims or None)
         if s.content_hash != it.content_hash:
             raise DataFormatError(series_id, "stored values do not match the content hash")
         return s
+
+    def dimensions(self, series_id: str) -> tuple[str, ...]:
+        """The dimension names of a multivariate item (``()`` for a univariate one)."""
+        it = self.item(series_id)
+        with self.store.read() as conn:
+            names = conn.execute(select(st.item_dimensions.c.names).where(
+                st.item_dimensions.c.item_id == it.id)).scalar()
+        return tuple(json.loads(names)) if names else ()
 
     def check_data(self, series: Iterable[Series]) -> list[str]:
         """Ids of the given series whose content differs from the session's (labels would
@@ -213,10 +233,105 @@ class AnnotationSession:
         return self.judge(name)
 
     def order(self, judge: Judge) -> list[Item]:
-        """The items in the judge's own shuffled order (seeded, reproducible)."""
+        """The items in the judge's own shuffled order (seeded, reproducible); with an assignment
+        (:meth:`assign`) only the judge's assigned items, in the assigned order."""
+        assigned = self.assigned(judge)
+        if assigned is not None:
+            return assigned
         items = self.items()
         perm = np.random.default_rng(judge.seed).permutation(len(items))
         return [items[int(k)] for k in perm]
+
+    # ----- assignment -------------------------------------------------------------------------
+    def assigned(self, judge: Judge) -> list[Item] | None:
+        """The judge's assigned items in order, or None when the judge has no assignment (then
+        they annotate every item)."""
+        with self.store.read() as conn:
+            ids = list(conn.execute(select(st.assignments.c.item_id).where(
+                st.assignments.c.judge_id == judge.id).order_by(st.assignments.c.position))
+                .scalars())
+        if not ids:
+            return None
+        by_id = {it.id: it for it in self.items()}
+        return [by_id[i] for i in ids]
+
+    def assign(self, k: int, seed: int | None = None, *, shared_order: bool = False,
+               judges: Sequence[Judge] | None = None) -> dict[str, list[str]]:
+        """Assign every series to exactly ``k`` judges, balanced (each judge gets
+        ``floor`` or ``ceil`` of ``n * k / J`` series), reproducibly from ``seed``.
+
+        The series are shuffled once (seeded) and dealt round the (shuffled) judges ``k`` at a
+        time, so each series goes to ``k`` different judges. Each judge then sees their series in
+        their own seeded order, or, with ``shared_order`` (pilots: every judge meets the common
+        series early), all in the one shuffled order. Replaces an earlier assignment of these
+        judges; judges added later without an assignment annotate every series.
+
+        Returns ``{judge name: [series ids in order]}``.
+
+        Raises:
+            InputError: ``k`` outside ``1..number of judges``, or a judge has labels already.
+        """
+        judges = list(judges if judges is not None else self.judges("judge"))
+        if not 1 <= int(k) <= len(judges):
+            raise InputError(self.name, f"k = {k} judges per series needs 1 <= k <= the number "
+                                        f"of judges ({len(judges)})")
+        k = int(k)
+        seed = secrets.randbits(31) if seed is None else int(seed)
+        rng = np.random.default_rng([seed, 2])
+        items = self.items()
+        series_order = [items[int(i)] for i in rng.permutation(len(items))]
+        dealer = [judges[int(i)] for i in rng.permutation(len(judges))]
+        got: dict[int, list[Item]] = {j.id: [] for j in judges}
+        for pos, it in enumerate(series_order):
+            for r in range(k):
+                got[dealer[(pos * k + r) % len(dealer)].id].append(it)
+        out = {}
+        rows = []
+        for j in judges:
+            mine = got[j.id]
+            if not shared_order:
+                mine = [mine[int(i)] for i in np.random.default_rng(j.seed).permutation(len(mine))]
+            out[j.name] = [it.series_id for it in mine]
+            rows += [{"session_id": self.id, "judge_id": j.id, "item_id": it.id, "position": p}
+                     for p, it in enumerate(mine)]
+        with self.store.write() as conn:
+            conn.execute(st.assignments.delete().where(
+                st.assignments.c.judge_id.in_([j.id for j in judges])))
+            conn.execute(insert(st.assignments), rows)
+        return out
+
+    def set_assignment(self, judge: Judge, series_ids: Sequence[str]) -> None:
+        """Give ``judge`` exactly these series in this order (an import of an assignment)."""
+        rows = [{"session_id": self.id, "judge_id": judge.id, "item_id": self.item(sid).id,
+                 "position": p} for p, sid in enumerate(series_ids)]
+        with self.store.write() as conn:
+            conn.execute(st.assignments.delete().where(st.assignments.c.judge_id == judge.id))
+            if rows:
+                conn.execute(insert(st.assignments), rows)
+
+    def judges_per_series(self) -> dict[str, int]:
+        """How many judges each series is meant to get: its assignments plus the judges without
+        an assignment (who annotate everything)."""
+        judges = self.judges("judge")
+        with self.store.read() as conn:
+            rows = conn.execute(select(st.assignments.c.item_id, st.assignments.c.judge_id).where(
+                st.assignments.c.session_id == self.id)).all()
+        assigned_judges = {jid for _, jid in rows}
+        free = sum(1 for j in judges if j.id not in assigned_judges)
+        count: dict[int, int] = {}
+        for iid, _ in rows:
+            count[iid] = count.get(iid, 0) + 1
+        return {it.series_id: count.get(it.id, 0) + free for it in self.items()}
+
+    def coverage(self) -> dict[str, tuple[int, int]]:
+        """``{series_id: (judges who labelled it, judges meant to)}`` in session order."""
+        want = self.judges_per_series()
+        have = self.all_labels()
+        return {sid: (len(have.get(sid, {})), k) for sid, k in want.items()}
+
+    def under_covered(self) -> dict[str, tuple[int, int]]:
+        """The series with fewer judgments than judges meant to label them."""
+        return {sid: c for sid, c in self.coverage().items() if c[0] < c[1]}
 
     def calibration_items(self, judge: Judge) -> list[Item]:
         """The judge's hidden calibration subset (``settings["calibration"]`` items, seeded),
@@ -283,7 +398,8 @@ class AnnotationSession:
 
     def record_many(self, entries: Sequence[tuple[Judge, str, Mapping[str, Any]]]) -> int:
         """Record many judgments in one transaction (imports); each entry is ``(judge, series_id,
-        {steady, onset, change_points, confidence, note})``. All are validated first, so a bad entry
+        {steady, onset, change_points, confidence, note[, repeat, created_at]})``; an import keeps
+        the original ``created_at``. All are validated first, so a bad entry
         records nothing. Returns the number recorded."""
         values = []
         for judge, series_id, lab in entries:
@@ -297,7 +413,9 @@ class AnnotationSession:
                                repeat=int(bool(lab.get("repeat"))),
                                steady=lab.get("steady"), onset=lab.get("onset"),
                                change_points=cps, confidence=conf, note=lab.get("note"),
-                               tool_version=__version__))
+                               tool_version=__version__,
+                               **({"created_at": float(lab["created_at"])}
+                                  if lab.get("created_at") is not None else {})))
         with self.store.write() as conn:
             for v in values:
                 self.store.append_event(conn, **v)
@@ -422,13 +540,13 @@ class AnnotationSession:
 
     def progress(self, judge: Judge | None = None) -> dict[str, tuple[int, int]]:
         """``{judge name: (labelled, total)}`` over the judge's plan, for one judge or all."""
-        total = len(self.items())
         who = [judge] if judge is not None else self.judges()
         out = {}
         for j in who:
+            mine = {it.series_id for it in self.order(j)}
             reps = {it.series_id for it in self.calibration_items(j)}
             n_rep = len(set(self.labels(j, repeat=True)) & reps)
-            out[j.name] = (len(self.labels(j)) + n_rep, total + len(reps))
+            out[j.name] = (len(set(self.labels(j)) & mine) + n_rep, len(mine) + len(reps))
         return out
 
     @property

@@ -14,6 +14,11 @@ Tables (schema version in ``meta``):
   ``undo`` / ``redo`` (``target`` = the action reverted or re-applied), and ``visit`` (the judge
   opened a series: resume point and audit; not an action, so undo skips it). Nothing is updated or
   deleted; a judge's current labels are the replay of their events (:func:`replay`).
+* ``item_dimensions``: the dimension names of a multivariate item (values stored row-major).
+* ``assignments``: which items a judge is assigned, in their order (sessions made with ``k`` judges
+  per series); a judge without rows annotates every item.
+
+Tables added after schema version 1 are created when an older database is opened (additive only).
 
 Concurrency: SQLite runs in WAL mode with a busy timeout and every write transaction starts with
 ``BEGIN IMMEDIATE`` (no lock-upgrade deadlocks); on PostgreSQL each action locks its judge's row
@@ -104,6 +109,23 @@ events = Table(
     Column("note", Text, nullable=True),
     Column("created_at", Float, nullable=False),
     Column("tool_version", String(40), nullable=False, default=""),
+)
+
+
+item_dimensions = Table(
+    "item_dimensions", metadata,
+    Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
+    Column("names", Text, nullable=False),
+)
+
+assignments = Table(
+    "assignments", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("session_id", Integer, ForeignKey("sessions.id"), nullable=False, index=True),
+    Column("judge_id", Integer, ForeignKey("judges.id"), nullable=False, index=True),
+    Column("item_id", Integer, ForeignKey("items.id"), nullable=False),
+    Column("position", Integer, nullable=False),
+    UniqueConstraint("judge_id", "item_id", name="uq_assignment"),
 )
 
 
@@ -289,6 +311,7 @@ class Store:
                 raise RecoverableError(f"{self.display_url}: annotation schema version {version} "
                                        f"is newer than this segview ({SCHEMA_VERSION})")
             self._check_columns(conn)
+            metadata.create_all(conn)  # tables added since (additive; existing ones untouched)
 
     def _check_columns(self, conn: Connection) -> None:
         from sqlalchemy import inspect

@@ -1,7 +1,8 @@
 """CSV tables of the annotation workflow: judgments in, ground truth out.
 
 Judgments CSV: columns ``series_id,judge,steady,index`` (more columns are allowed and ignored here,
-except ``change_points``: indices separated by spaces or semicolons), one row per judge and series.
+except ``change_points``: indices separated by spaces or semicolons, and ``role``: ``judge`` (default)
+or ``adjudicator``, whose rows are the adjudicator's decisions), one row per judge and series.
 ``steady`` is ``1``/``0`` (also ``true``/``false``, ``yes``/``no``); ``index`` is the onset, a whole
 number >= 0, and must be empty when ``steady`` is 0. Judges are ordered by first appearance.
 
@@ -38,6 +39,7 @@ class JudgmentRow:
     index: int | None
     change_points: tuple[int, ...] | None
     line: int
+    role: str = "judge"
 
 
 def _parse_cps(cell: str) -> tuple[int, ...]:
@@ -77,7 +79,10 @@ def _parse_row(row: dict[str, str], line: int) -> tuple[JudgmentRow | None, str 
             cps = _parse_cps(cp_cell)
         except ValueError:
             return None, f"change_points {cp_cell!r} are not whole numbers"
-    return JudgmentRow(sid, judge, steady, index, cps, line), None
+    role = (row.get("role") or "").strip().lower() or "judge"
+    if role not in ("judge", "adjudicator"):
+        return None, f"role {role!r} is not judge or adjudicator"
+    return JudgmentRow(sid, judge, steady, index, cps, line, role), None
 
 
 def read_judgments_csv(path: str | Path) -> list[JudgmentRow]:
@@ -130,20 +135,24 @@ def read_judgments_csv(path: str | Path) -> list[JudgmentRow]:
 
 
 def write_judgments_csv(path: str | Path, rows: Sequence[JudgmentRow | tuple]) -> None:
-    """Write ``(series_id, judge, steady, index[, change_points])`` rows as a judgments table."""
-    with_cps = any((r.change_points if isinstance(r, JudgmentRow) else
-                    (r[4] if len(r) > 4 else None)) is not None for r in rows)
+    """Write ``(series_id, judge, steady, index[, change_points[, role]])`` rows as a judgments
+    table; a ``role`` column is written when some row is an adjudicator's."""
+    rows = [(r.series_id, r.judge, r.steady, r.index, r.change_points, r.role)
+            if isinstance(r, JudgmentRow) else tuple(r) for r in rows]
+    with_cps = any((r[4] if len(r) > 4 else None) is not None for r in rows)
+    with_role = any(len(r) > 5 and r[5] not in (None, "judge") for r in rows)
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow([*JUDGMENT_COLUMNS, *(["change_points"] if with_cps else [])])
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow([*JUDGMENT_COLUMNS, *(["change_points"] if with_cps else []),
+                    *(["role"] if with_role else [])])
         for r in rows:
-            if isinstance(r, JudgmentRow):
-                r = (r.series_id, r.judge, r.steady, r.index, r.change_points)
             sid, judge, steady, idx = r[:4]
             cells = [sid, judge, int(bool(steady)), "" if idx is None else int(idx)]
             if with_cps:
                 cps = r[4] if len(r) > 4 else None
                 cells.append("" if not cps else " ".join(str(int(c)) for c in cps))
+            if with_role:
+                cells.append(r[5] if len(r) > 5 and r[5] else "judge")
             w.writerow(cells)
 
 
@@ -174,6 +183,6 @@ def ground_truth_rows(results: Sequence[GroundTruth]) -> list[dict[str, object]]
 def write_ground_truth_csv(path: str | Path, results: Sequence[GroundTruth]) -> None:
     """Write aggregated labels with the GT_COLUMNS."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(GT_COLUMNS))
+        w = csv.DictWriter(fh, fieldnames=list(GT_COLUMNS), lineterminator="\n")
         w.writeheader()
         w.writerows(ground_truth_rows(results))

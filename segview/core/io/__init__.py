@@ -3,6 +3,14 @@
 ``load(path)`` reads a file or a whole folder (recursively, in sorted order). A malformed file in a
 folder is recorded in ``Dataset.problems`` and the other files still load; a malformed single file
 raises :class:`~segview.core.errors.DataFormatError`.
+
+Two kinds of folders are more than their files:
+
+* a **segview export** (a labeled dataset written by ``segview session export``), recognised by its
+  manifest ``metadata.json`` (:func:`segview.core.annotation.export.is_export_folder`): its series,
+  aggregated labels, judgments and adjudications are read with the manifest's file list and hashes;
+* a **TCPD folder**: an ``annotations.json`` beside (or above) the dataset files gives each
+  annotator's change points per dataset name (``Dataset.annotations``).
 """
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from ..errors import DataFormatError, SegviewError
 from ..model import Series
@@ -29,11 +37,22 @@ class Dataset(Sequence[Series]):
         series: the series, in file order.
         problems: one DataFormatError per file that failed (folder loads only).
         label_files: labels tables found beside the series (e.g. ``labels.csv``).
+        annotations: change points per series id and annotator (TCPD ``annotations.json``, or the
+            judges' lists of a change-point export); an empty list = looked, no change.
+        annotation_files: the ``annotations.json`` files read.
+        labels: aggregated steady-state labels per series id from a segview export
+            (:class:`~segview.core.io.labels_csv.LabelRow`).
+        exports: the segview export folders read
+            (:class:`~segview.core.annotation.export.ExportedDataset`, with judgments).
     """
 
     series: list[Series] = field(default_factory=list)
     problems: list[DataFormatError] = field(default_factory=list)
     label_files: list[Path] = field(default_factory=list)
+    annotations: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    annotation_files: list[Path] = field(default_factory=list)
+    labels: dict[str, Any] = field(default_factory=dict)
+    exports: list[Any] = field(default_factory=list)
 
     @overload
     def __getitem__(self, i: int) -> Series: ...
@@ -58,10 +77,23 @@ class Dataset(Sequence[Series]):
         self.series.extend(other.series)
         self.problems.extend(other.problems)
         self.label_files.extend(other.label_files)
+        self.annotations.update(other.annotations)
+        self.annotation_files.extend(other.annotation_files)
+        self.labels.update(other.labels)
+        self.exports.extend(other.exports)
+
+    def change_point_truth(self) -> dict[str, dict[str, list[int]]]:
+        """``annotations`` restricted to the loaded series (what evaluation scores against)."""
+        ids = {s.id for s in self.series}
+        return {k: v for k, v in self.annotations.items() if k in ids}
 
 
-def load_file(path: str | os.PathLike[str]) -> list[Series]:
-    """Read one file with the reader its extension and content select."""
+def load_file(path: str | os.PathLike[str], **options: Any) -> list[Series]:
+    """Read one file with the reader its extension and content select.
+
+    ``options`` go to readers that declare them (``fill_missing="linear"`` for TCPD gaps); an
+    option no reader of this file takes is ignored.
+    """
     p = Path(path)
     if not p.exists():
         raise DataFormatError(str(p), "no such file or folder")
@@ -69,7 +101,8 @@ def load_file(path: str | os.PathLike[str]) -> list[Series]:
         raise DataFormatError(str(p), "is a folder; use load()")
     reader = reader_for(p)
     try:
-        return reader.read(p)
+        return reader.read(p, **{k: v for k, v in options.items()
+                                 if k in reader.options and v is not None})
     except SegviewError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
@@ -87,47 +120,121 @@ def _known_extensions() -> set[str]:
     return {e for r in all_readers() for e in r.extensions}
 
 
-def _folder_files(folder: Path) -> list[Path]:
+ANNOTATIONS_FILE = "annotations.json"
+
+
+def _is_export(folder: Path) -> bool:
+    from ..annotation.export import is_export_folder
+    return is_export_folder(folder)
+
+
+def _folder_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """Series files (sorted, recursive) and the segview export folders met on the way."""
     exts = _known_extensions()
-    files = []
+    files: list[Path] = []
+    exports: list[Path] = []
     for root, dirs, names in os.walk(folder):
+        if _is_export(Path(root)):
+            exports.append(Path(root))
+            dirs[:] = []
+            continue
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         files += [Path(root) / n for n in sorted(names)
                   if not n.startswith(".") and Path(n).suffix.lower() in exts]
-    return files
+    return files, exports
 
 
-def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Dataset:
+def _add_annotations(ds: Dataset, path: Path) -> None:
+    from .tcpd_json import read_annotations
+    ds.annotations.update(read_annotations(path))
+    ds.annotation_files.append(path)
+
+
+def _add_export(ds: Dataset, folder: Path) -> None:
+    from ..annotation.export import read_export
+    exp = read_export(folder)
+    ds.series.extend(exp.series)
+    ds.exports.append(exp)
+    ds.labels.update(exp.label_rows())
+    ds.annotations.update(exp.annotations())
+    if (folder / "labels.csv").is_file():
+        ds.label_files.append(folder / "labels.csv")
+
+
+def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
+         fill_missing: str | None = None) -> Dataset:
     """Load series from a file, a folder, or several of either.
+
+    Args:
+        fill_missing: how to fill missing values of formats that have them (TCPD ``null``):
+            None (default) reports them as errors; ``"linear"`` or ``"previous"`` fill them
+            (see :data:`segview.core.io.tcpd_json.FILL_RULES`).
 
     Raises:
         DataFormatError: a named single file is malformed, or a path does not exist. Problems inside
-            folders are collected in ``Dataset.problems`` instead.
+            folders are collected in ``Dataset.problems`` instead. A segview export folder whose
+            files changed since export is an error too.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     ds = Dataset()
+    opts = {"fill_missing": fill_missing}
     for raw in paths:
         p = Path(raw)
         if not p.exists():
             raise DataFormatError(str(p), "no such file or folder")
         if p.is_dir():
-            for f in _folder_files(p):
+            files, exports = _folder_files(p)
+            for folder in exports:
+                _add_export(ds, folder)
+            for f in files:
+                if f.name == ANNOTATIONS_FILE:
+                    try:
+                        _add_annotations(ds, f)
+                    except DataFormatError as err:
+                        ds.problems.append(err)
+                    continue
                 try:
-                    ds.series.extend(load_file(f))
+                    ds.series.extend(load_file(f, **opts))
                 except LabelsFileError:
                     ds.label_files.append(f)
                 except NotSeriesFile:
-                    continue  # export metadata, annotations and the like sit beside series
+                    continue  # export metadata, results and the like sit beside series
                 except DataFormatError as err:
                     ds.problems.append(err)
+        elif p.name == ANNOTATIONS_FILE:
+            _add_annotations(ds, p)
         else:
             try:
-                ds.series.extend(load_file(p))
+                ds.series.extend(load_file(p, **opts))
             except LabelsFileError:
                 ds.label_files.append(p)
+            _nearby_annotations(ds, p)
     _check_unique_ids(ds)
     return ds
+
+
+def _nearby_annotations(ds: Dataset, path: Path) -> None:
+    """A TCPD dataset file opened on its own: ``annotations.json`` beside it or up to two levels
+    up (TCPD's ``datasets/NAME/NAME.json`` layout) gives its annotations."""
+    if not ds.series or ds.series[-1].metadata.get("format") != "tcpd":
+        return
+    for folder in list(path.resolve().parents)[:3]:
+        cand = folder / ANNOTATIONS_FILE
+        if cand.is_file() and cand not in ds.annotation_files:
+            try:
+                found = read_annotations_for(cand, {s.id for s in ds.series})
+            except DataFormatError:
+                return
+            if found:
+                ds.annotations.update(found)
+                ds.annotation_files.append(cand)
+            return
+
+
+def read_annotations_for(path: Path, ids: set[str]) -> dict[str, dict[str, list[int]]]:
+    from .tcpd_json import read_annotations
+    return {k: v for k, v in read_annotations(path).items() if k in ids}
 
 
 def _check_unique_ids(ds: Dataset) -> None:

@@ -10,4 +10,5 @@ register_reader(Reader("csv", "CSV, wide or long (*.csv *.tsv *.txt)", (".csv", 
                        csv_series.sniff, csv_series.read))
 register_reader(Reader("extrap", "Extra-P text experiment (*.txt)", (".txt",), extrap_text.sniff,
                        extrap_text.read, priority=5))
-register_reader(Reader("tcpd", "TCPD (*.json)", (".json",), tcpd_json.sniff, tcpd_json.read))
+register_reader(Reader("tcpd", "TCPD (*.json)", (".json",), tcpd_json.sniff, tcpd_json.read,
+                       options=("fill_missing",)))

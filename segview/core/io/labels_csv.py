@@ -13,6 +13,9 @@ from pathlib import Path
 from ..errors import DataFormatError
 
 JUDGE_PREFIX = "judge_"
+#: Columns that are not onsets: the fixed ones and those segview's export adds.
+NOT_ONSETS = ("series_id", "source", "steady", "jagt_index", "jagt_clustered", "method",
+              "votes_steady", "votes_total", "disputed", "rule", "change_points")
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,7 @@ def read_labels(path: str | Path) -> dict[str, LabelRow]:
     if "series_id" not in cols:
         raise DataFormatError(str(path), "missing column 'series_id'")
     judges = [c for c in cols if c.startswith(JUDGE_PREFIX)]
-    onset_cols = [c for c in cols if c not in judges and c not in
-                  ("series_id", "source", "steady", "jagt_index", "jagt_clustered")]
+    onset_cols = [c for c in cols if c not in judges and c not in NOT_ONSETS]
     out: dict[str, LabelRow] = {}
     for line, row in enumerate(rows, start=2):
         sid = (row.get("series_id") or "").strip()
@@ -80,7 +82,7 @@ def read_labels(path: str | Path) -> dict[str, LabelRow]:
 
 
 def _looks_like_onsets(rows: list[dict[str, str]], col: str) -> bool:
-    for r in rows[:20]:
+    for r in rows:
         v = (r.get(col) or "").strip()
         if v and not v.lstrip("-").isdigit():
             return False

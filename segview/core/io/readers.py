@@ -28,6 +28,8 @@ class Reader:
         sniff: ``sniff(head)`` -> True when the first few KiB of text look like this format.
         read: ``read(path)`` -> list of Series; raises DataFormatError naming file and place.
         priority: higher wins when several readers accept a file.
+        options: keyword options ``read`` accepts (e.g. ``fill_missing`` for TCPD), passed on by
+            ``load(path, **options)``.
     """
 
     name: str
@@ -36,6 +38,7 @@ class Reader:
     sniff: Callable[[str], bool]
     read: Callable[[Path], list[Series]]
     priority: int = 0
+    options: tuple[str, ...] = ()
 
 
 class NotSeriesFile(DataFormatError):
