@@ -13,8 +13,9 @@ change (:func:`._costs.resolve_penalty` with ``dims=d``). OP evaluates every adm
 (exact); PELT prunes a candidate ``k`` at time ``t`` when ``F(k) + C(k, t) > F(t)`` and drops it from
 ``t + min_size`` on, which keeps the optimum exact for every ``min_size`` (the summed costs are
 superadditive); with MBIC PELT does not prune (the ln(m) term breaks the pruning bound). ``binseg`` is
-binary segmentation with the same cost. ``noise_scale`` divides each dimension by its robust noise sd
-(so that dimensions in different units weigh alike). Univariate series never come here.
+binary segmentation with the same cost (``n_bkps``, ``max_bkps`` as univariate). ``scale`` transforms
+each dimension on its own; ``noise_scale`` divides each dimension by its robust noise sd (so that
+dimensions in different units weigh alike). Univariate series never come here.
 """
 from __future__ import annotations
 
@@ -133,6 +134,12 @@ def _prepare(values: NDArray[np.float64], params: Params
              ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     y = np.asarray(values, dtype=np.float64)
     notes: tuple[str, ...] = (f"joint segmentation of {y.shape[1]} dimensions",)
+    mode = params.get("scale", "none")
+    if mode != "none":
+        from ._scale import scale_values
+
+        y = np.column_stack([scale_values(y[:, k], mode)[0] for k in range(y.shape[1])])
+        notes += (f"scale={mode}: each dimension transformed on its own",)
     if params.get("noise_scale"):
         sds = np.array([math.sqrt(noise_variance(y[:, k])) for k in range(y.shape[1])])
         y = y / sds
@@ -197,8 +204,10 @@ def run_binseg(values: NDArray[np.float64], params: Params, ctx: RunContext) -> 
     S, Q = prefix_sums(y)
     args = (m, _costs.COSTS[cost], float(params.get("var_offset", 0.0)), bool(mbic))
     n_bkps = params.get("n_bkps")
+    max_bkps = params.get("max_bkps")
     splits: list[tuple[int, float]] = []
-    heap = [(-(g := mv_best_split(S, Q, 0, n, *args))[0], 0, n, g[1])]
+    gain0, q0 = mv_best_split(S, Q, 0, n, *args)
+    heap = [(-gain0, 0, n, q0)]
     while heap:
         ctx.check()
         neg_gain, a, b, q = heapq.heappop(heap)
@@ -209,6 +218,8 @@ def run_binseg(values: NDArray[np.float64], params: Params, ctx: RunContext) -> 
                 break
         elif not -neg_gain > beta:
             continue
+        elif max_bkps is not None and len(splits) >= max_bkps:
+            break
         splits.append((q, -neg_gain))
         for lo, hi in ((a, q), (q, b)):
             gain, split = mv_best_split(S, Q, lo, hi, *args)
