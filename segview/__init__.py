@@ -8,6 +8,7 @@ Public API (imported lazily, never loads Qt)::
     segview.Series(values, x=None, id="name")
     segview.load(path)            # file or folder -> Dataset of Series
     segview.aggregate(...)        # judges' labels -> ground truth (annotation issue)
+    segview.SteadyStateMonitor()  # KB-KSSD fed one measurement at a time (segview.stream)
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ _LAZY = {
     "DetectionResult": ("segview.core.result", "DetectionResult"),
     "RunContext": ("segview.core.context", "RunContext"),
     "aggregate": ("segview.core.annotation.aggregate", "aggregate"),
+    "SteadyStateMonitor": ("segview.core.stream", "SteadyStateMonitor"),
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
