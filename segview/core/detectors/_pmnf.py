@@ -5,10 +5,12 @@ hypothesis is ``f(x) = c0 + c1 * x^i * log2(x)^j`` with one ``(i, j)`` pair out 
 matters for ties), scored by leave-one-out cross-validation (SMAPE decides, the running-PRESS nRSS is
 reported). The constant model is the baseline.
 
-Two code paths:
+Code paths:
 
-* :func:`fit_best` -- one point set, ``numpy.linalg.lstsq`` per LOO fold, exactly the arithmetic of the
-  reference (used for the ``(p, m)`` mode and the segment models).
+* :func:`fit_best` / :func:`fit_best_paper` -- one point set; :func:`fit_sets_windows` -- every sliding
+  window of a point set. Both run the numba kernels of :mod:`._pmnf_kernels` on term values computed
+  once per x (cached across windows). ``fit_best_reference`` / ``fit_best_paper_reference`` are the
+  former ``numpy.linalg.lstsq`` per LOO fold paths, kept as the tests' and benchmark's reference.
 * :func:`window_nrss` -- the nRSS of the best hypothesis for every sliding window of a long series with
   local x = 1..k (scan mode, spec §9.2): every LOO fit is a fixed linear combination of the window's
   values, so all windows are solved at once with matrix products.
@@ -167,8 +169,8 @@ def _score_candidate(x: NDArray[np.float64], y: NDArray[np.float64], t: NDArray[
     return press, nrss, smape, c0, c1
 
 
-def fit_best(x: ArrayLike, y: ArrayLike) -> Hypothesis:
-    """Extra-P's best single-parameter hypothesis for the points ``(x, y)`` (spec §2.1-§2.4)."""
+def fit_best_reference(x: ArrayLike, y: ArrayLike) -> Hypothesis:
+    """Extra-P's best hypothesis by ``lstsq`` per LOO fold: the reference for :func:`fit_best`."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     best = constant_model(y)
@@ -277,8 +279,10 @@ PAPER_EXPONENTS: tuple[tuple[Fraction, int], ...] = tuple(
     (_F(a, 2), j) for a in range(7) for j in range(3) if (a, j) != (0, 0))
 
 
-def fit_best_paper(x: ArrayLike, y: ArrayLike) -> Hypothesis:
-    """The paper's rule (``compat="paper"``): least in-sample RSS over :data:`PAPER_EXPONENTS`.
+def fit_best_paper_reference(x: ArrayLike, y: ArrayLike) -> Hypothesis:
+    """The paper's rule by ``lstsq``: the reference for :func:`fit_best_paper`.
+
+    Least in-sample RSS over :data:`PAPER_EXPONENTS`.
 
     One term plus constant (the paper grows to two terms; not reproduced), nRSS in-sample
     (``sqrt(RSS)/mean(y)``). Reproduces the paper's Table 1 models and nRSS values.
@@ -308,3 +312,58 @@ def fit_best_paper(x: ArrayLike, y: ArrayLike) -> Hypothesis:
             nrss = math.sqrt(rss) / my if my != 0 else math.nan
             best = Hypothesis(c0, c1, i, j, nrss, smape, rss, False)
     return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Fast path: numba kernels over term values computed once per x.
+
+def _space(paper: bool) -> tuple[tuple[tuple[Fraction, int], ...], NDArray[np.bool_]]:
+    space = PAPER_EXPONENTS if paper else EXPONENTS
+    return space, np.array([j > 0 for _, j in space])
+
+
+def term_matrix(x: NDArray[np.float64], paper: bool = False) -> NDArray[np.float64]:
+    """``tt[c, i]`` = candidate ``c``'s term at ``x[i]`` (same arithmetic as :func:`term_values`)."""
+    space, _ = _space(paper)
+    return np.ascontiguousarray(np.array([term_values(x, i, j) for i, j in space]).reshape(
+        len(space), x.size))
+
+
+def _hyp(row: tuple[float, ...] | NDArray[np.float64], paper: bool) -> Hypothesis:
+    which, c0, c1, nrss, smape, press = (float(v) for v in row)
+    if which < 0:
+        return Hypothesis(c0, 0.0, _F(0), 0, nrss, smape, press, True)
+    i, j = (PAPER_EXPONENTS if paper else EXPONENTS)[int(which)]
+    return Hypothesis(c0, c1, i, j, nrss, smape, press, False)
+
+
+def _fit_fast(x: ArrayLike, y: ArrayLike, paper: bool) -> Hypothesis:
+    from ._pmnf_kernels import fit_set
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    _, has_log = _space(paper)
+    return _hyp(fit_set(x, y, term_matrix(x, paper), has_log, paper), paper)
+
+
+def fit_best(x: ArrayLike, y: ArrayLike) -> Hypothesis:
+    """Extra-P's best single-parameter hypothesis for the points ``(x, y)`` (spec §2.1-§2.4)."""
+    return _fit_fast(x, y, False)
+
+
+def fit_best_paper(x: ArrayLike, y: ArrayLike) -> Hypothesis:
+    """The paper's rule (``compat="paper"``): least in-sample RSS over :data:`PAPER_EXPONENTS`.
+
+    One term plus constant (the paper grows to two terms; not reproduced), nRSS in-sample
+    (``sqrt(RSS)/mean(y)``). Reproduces the paper's Table 1 models and nRSS values.
+    """
+    return _fit_fast(x, y, True)
+
+
+def fit_sets_windows(x: ArrayLike, y: ArrayLike, k: int, paper: bool = False) -> list[Hypothesis]:
+    """Best hypothesis of every window ``x[s:s+k]`` (global x), term values computed once."""
+    from ._pmnf_kernels import fit_windows
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    _, has_log = _space(paper)
+    rows = fit_windows(x, y, term_matrix(x, paper), has_log, int(k), paper)
+    return [_hyp(row, paper) for row in rows.tolist()]
