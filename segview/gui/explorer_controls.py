@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QInputDialog, QListWidgetItem
 
 from ..core.params import Params
 from .listitems import item_with_data
+from .undo import ParamChange
 
 
 class ExplorerControls:
@@ -20,14 +21,35 @@ class ExplorerControls:
     # ------------------------------------------------------------------ methods and parameters
     @Slot(str, object)
     def _on_param_panel_params_changed(self, name: str, params: Params) -> None:
-        if params == self.params.get(name):
+        old = self.params.get(name)
+        if params == old:
             return
+        if not self._applying_undo and old is not None:
+            self.undo_stack.push(ParamChange(name, self.spec_by_name[name].label, old, params,
+                                             self._apply_params))
         self.params[name] = params
         if self.persist:
             self.settings.set_params(self.spec_by_name[name], params)
         self.dataset_panel.model.clear_method(name)
         if name in self.enabled:
             self._compute(self.spec_by_name[name])
+
+    def _apply_params(self, name: str, params: Params) -> None:
+        """Show ``params`` in the panel and run with them (undo/redo; not pushed again)."""
+        self._applying_undo = True
+        try:
+            self.param_panel.set_params(name, params, emit=True)
+        finally:
+            self._applying_undo = False
+        spec = self.spec_by_name[name]
+        self.post(f"{spec.label}: parameters now " + (", ".join(
+            f"{k}={params[k]!r}" for k in self.param_panel.boxes[name].changed_names())
+            or "as the preset"))
+
+    @Slot(str, str)
+    def _on_param_panel_preset_chosen(self, name: str, preset: str) -> None:
+        if self.persist:
+            self.settings.set_preset(self.spec_by_name[name], None if preset == "defaults" else preset)
 
     @Slot(str, str)
     def _on_param_panel_params_invalid(self, name: str, text: str) -> None:
@@ -51,13 +73,13 @@ class ExplorerControls:
         self.param_panel.set_method_visible(name, on)
         if on:
             self.enabled.add(name)
-            self.lanes[name].set_visible(True)
+            self._sync_lanes()
             self._compute(self.spec_by_name[name], immediate=True)
         else:
             self.enabled.discard(name)
             if self.current is not None:
                 self.runner.cancel_lanes(keep_series=self.current.id, detector=name)
-            self.lanes[name].set_visible(False)
+            self._sync_lanes()
             if self.tracks.focus == name:
                 self.set_focus(None)
         if self.persist:
@@ -113,6 +135,7 @@ class ExplorerControls:
 
     def reset_zoom(self) -> None:
         self.series_plot.reset_view()
+        self.overview.sync()
 
     # ------------------------------------------------------------------ jobs and settings
     def run_on_all(self) -> bool:
@@ -141,5 +164,9 @@ class ExplorerControls:
 
     def restore_faithful_defaults(self) -> None:
         self.settings.clear_params()
-        self.param_panel.reset_all()
-        self.post("Restored the faithful defaults of every method")
+        self.undo_stack.beginMacro("Restore faithful defaults")
+        try:
+            self.param_panel.reset_all()
+        finally:
+            self.undo_stack.endMacro()
+        self.post("Restored the faithful defaults of every method (Ctrl+Z undoes)")

@@ -13,6 +13,7 @@ from ..core.result import DetectionResult
 from .dataset_panel import NONE_SORT
 from .jobs import Lane, Request
 from .listitems import select_quietly
+from .plots.lanes import short_label
 
 
 class ExplorerDisplay:
@@ -46,8 +47,11 @@ class ExplorerDisplay:
         lab = self.labels.get(s.id)
         ref = None if lab is None else lab.jagt_index
         self.series_plot.set_reference(ref, "reference" if ref is not None else "")
-        for lane in self.lanes.values():
-            lane.clear()
+        self.lanes.set_reference(None if ref is None else self.series_plot.x_of(ref))
+        for name in self.marks:
+            self.marks[name].clear()
+            self.lanes[name].clear()
+        self.hover_label.setText("")  # the readout belonged to the previous series
         self.tracks.blank()
         i = self.series.index(s)
         steady = "" if lab is None or lab.steady is None else (
@@ -76,10 +80,12 @@ class ExplorerDisplay:
     # ------------------------------------------------------------------ drawing and focus
     def _draw(self, spec: DetectorSpec, res: DetectionResult) -> None:
         sp = self.series_plot
-        lane = self.lanes[spec.name]
-        lane.set_change_points([sp.x_of(c) for c in res.change_points], sp.y_span())
+        xs = [sp.x_of(c) for c in res.change_points]
         onset = res.steady_start if spec.produces == "onset" else None
-        lane.set_onset(None if onset is None else sp.x_of(onset), sp.x_end())
+        x_onset = None if onset is None else sp.x_of(onset)
+        for lane in (self.marks[spec.name], self.lanes[spec.name]):
+            lane.set_change_points(xs, sp.y_span())
+            lane.set_onset(x_onset, sp.x_end())
         series = self.current
 
         def x_map(xs: np.ndarray) -> np.ndarray:
@@ -95,7 +101,8 @@ class ExplorerDisplay:
         else:
             k = len(res.change_points)
             text = f"{k} change point{'' if k == 1 else 's'}"
-        self.status[spec.name] = f"{text}, {res.runtime_ms:.0f} ms"
+        self.status[spec.name] = f"{text} \u00b7 {res.runtime_ms:.0f} ms"
+        self.lanes[spec.name].set_status(f"{text} \u00b7 {res.runtime_ms:.0f} ms")
         self._refresh_method_items()
         # settle auto-ranges now: done lazily inside the paint, a range change schedules a second
         # paint of the whole view right after the first
@@ -103,6 +110,7 @@ class ExplorerDisplay:
         self.overlay_updated.emit(spec.name)
 
     def _clear_method(self, name: str) -> None:
+        self.marks[name].clear()
         self.lanes[name].clear()
         if self.tracks.clear_method(name) and name == self.tracks.focus:
             self._relayout()
@@ -117,8 +125,10 @@ class ExplorerDisplay:
             return
         self.tracks.focus = name
         self._relayout()
-        for lane_name, lane in self.lanes.items():
+        for lane_name, lane in self.marks.items():
             lane.set_emphasis(lane_name == name)
+            self.lanes[lane_name].set_emphasis(lane_name == name)
+        self._show_marks(name)
         for box_name, box in self.param_panel.boxes.items():
             box.setStyleSheet(f"QGroupBox::title {{ color: {self.colors[box_name]}; }}"
                               if box_name == name else "")
@@ -127,6 +137,39 @@ class ExplorerDisplay:
             select_quietly(self.method_list, name)
             if self.persist:
                 self.settings.q.setValue("methods/focus", name)
+
+    def _show_marks(self, name: str | None) -> None:
+        """Full-height lines on the series for ``name`` only (the focused or hovered method)."""
+        self._shown_marks = name
+        for lane_name, marks in self.marks.items():
+            marks.set_visible(lane_name == name and lane_name in self.enabled)
+
+    def _sync_lanes(self) -> None:
+        """One lane per enabled method, in the Methods list's order."""
+        self.lanes.set_order([s.name for s in self.specs if s.name in self.enabled])
+        self._relayout()
+        self._show_marks(self.tracks.focus)
+
+    def _on_lane_hovered(self, name: str | None) -> None:
+        self._show_marks(name if name is not None else self.tracks.focus)
+        if name is not None:
+            self.hover_label.setText(f"{self.spec_by_name[name].label}: "
+                                     f"{self.status.get(name) or 'no result yet'} (click: focus)")
+
+    def _on_lane_clicked(self, name: str) -> None:
+        self.set_focus(name)
+
+    def show_tracks(self, on: bool) -> None:
+        """Show or collapse the focused method's diagnostic tracks."""
+        self.tracks_shown = bool(on)
+        if hasattr(self, "tracks_action"):
+            self.tracks_action.setChecked(self.tracks_shown)
+        self._relayout()
+
+    def fit_y(self) -> None:
+        from .plots.navigation import fit_y
+
+        fit_y(self.main_plot)
 
     @Slot()
     def _scroll_params_to_focus(self) -> None:
@@ -140,7 +183,11 @@ class ExplorerDisplay:
             item = self.method_list.item(i)
             name = item.data(Qt.ItemDataRole.UserRole)
             st = self.status.get(name, "") if name in self.enabled else ""
-            item.setText(self.spec_by_name[name].label + (f" — {st}" if st else ""))
+            text = short_label(self.spec_by_name[name].label) + (f" — {st}" if st else "")
+            item.setText(text)
+            item.setToolTip(f"{self.spec_by_name[name].label}" + (f": {st}" if st else "")
+                            + (f"\n{self.spec_by_name[name].description}"
+                               if self.spec_by_name[name].description else ""))
         self.method_list.blockSignals(False)
 
     def _table_cell(self, spec: DetectorSpec, res: DetectionResult) -> tuple[str, float]:
@@ -184,6 +231,7 @@ class ExplorerDisplay:
     def _on_runner_job_started(self, lane: Lane, req: Request) -> None:
         if req.spec.slow:
             self.progress.setRange(0, 0)  # busy until the first progress report
+            self._progress_message(f"{req.spec.label}: running")
             self.progress.show()
             self.cancel_button.show()
             self.status[req.spec.name] = "running…"
@@ -193,13 +241,19 @@ class ExplorerDisplay:
     def _on_runner_progress(self, lane: Lane, fraction: float, message: str) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(int(fraction * 1000))
-        self.progress.setFormat(f"{self.spec_by_name[lane[1]].label} %p%")
+        self._progress_message(f"{self.spec_by_name[lane[1]].label}: {message}".rstrip(": "))
         self.progress.show()
         self.cancel_button.show()
+
+    def _progress_message(self, text: str) -> None:
+        self.progress_text.setText(text)
+        self.progress_text.setToolTip(text)
+        self.progress_text.setVisible(bool(text))
 
     @Slot()
     def _on_runner_idle(self) -> None:
         self.progress.hide()
+        self.progress_text.hide()
         self.cancel_button.hide()
 
     @Slot(str, str, object, object)
@@ -218,7 +272,7 @@ class ExplorerDisplay:
     def _on_runner_batch_progress(self, fraction: float, message: str) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(int(fraction * 1000))
-        self.progress.setFormat(f"all series %p%  {message}")
+        self._progress_message(f"all series: {message}".rstrip(": "))
         self.progress.show()
         self.cancel_button.show()
 

@@ -10,9 +10,9 @@ import logging
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPixmap
-from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QListWidgetItem, QMainWindow,
-                               QProgressBar, QPushButton, QWidget)
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPixmap, QUndoStack
+from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QListWidget, QListWidgetItem,
+                               QMainWindow, QProgressBar, QPushButton, QWidget)
 
 from ..core import registry
 from ..core.io.labels_csv import LabelRow
@@ -25,8 +25,12 @@ from .explorer_controls import ExplorerControls
 from .explorer_display import ExplorerDisplay
 from .explorer_files import ExplorerFiles
 from .jobs import JobRunner, shared_processes
-from .param_panel import ParamPanel
+from .geometry import clamp_to_screen, default_geometry
+from .help_dialogs import show_about, show_shortcuts
+from .param_panel import DEFAULTS, ParamPanel
+from .plots.lanes import MethodLanes
 from .plots.markers import LaneMarkers
+from .plots.navigation import XZoomViewBox
 from .plots.overview import Overview
 from .plots.series_plot import SeriesPlot
 from .plots.track_plot import TrackStack
@@ -38,6 +42,14 @@ log = logging.getLogger(__name__)
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F",
            "#332288", "#117733")
 MAX_MESSAGES = 300
+MOUSE_HELP = (("Wheel", "zoom x around the pointer (y follows the data in view)"),
+              ("Ctrl/Shift + wheel", "zoom y"),
+              ("Drag", "pan x (Ctrl/Shift: pan y)"),
+              ("Right click on a plot", "View all, Fit y, Export plot, diagnostic tracks"),
+              ("Click or drag on the overview strip", "move the view there"),
+              ("Hover a method lane", "its lines in full height on the series"),
+              ("Click a method lane", "focus the method (tracks, parameters)"),
+              ("Wheel over the Parameters panel", "scrolls it; click a control first to wheel it"))
 
 
 def swatch(color: str) -> QIcon:
@@ -77,7 +89,11 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.params: dict[str, Params] = {s.name: self.settings.params(s) for s in self.specs}
         self.setWindowTitle("segview")
         self.setAcceptDrops(True)
-        self.resize(1400, 860)
+        self.undo_stack = QUndoStack(self)
+        self._applying_undo = False
+        self.evaluation_window = None
+        self.annotation_window = None
+        self.setGeometry(default_geometry(self._available_geometry()))
         self._build_plots()
         self._build_docks()
         self._build_status_bar()
@@ -86,43 +102,87 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         geometry, state = self.settings.layout()
         if geometry is not None:
             self.restoreGeometry(geometry)
+            self.setGeometry(clamp_to_screen(self.geometry(), self._available_geometry()))
         if state is not None:
             self.restoreState(state)
+        self._changed_since_last_run = self._describe_changed_params()
+        if self._changed_since_last_run:
+            self.post(self._changed_since_last_run)
+
+    def _available_geometry(self):
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry() if screen is not None else None
+
+    def _describe_changed_params(self) -> str:
+        """Methods whose restored parameters differ from their preset (told once at start-up)."""
+        parts = []
+        for s in self.specs:
+            box = self.param_panel.boxes[s.name]
+            names = box.changed_names()
+            if names:
+                base = "defaults" if box.preset == DEFAULTS else box.preset
+                parts.append(f"{s.label} ({', '.join(f'{n}={self.params[s.name][n]!r}' for n in names)}"
+                             f"; vs {base})")
+        return ("Parameters restored from your last session differ from the faithful defaults: "
+                + "; ".join(parts) + ". Settings > Restore faithful defaults resets them."
+                if parts else "")
 
     # ------------------------------------------------------------------ building
     def _build_plots(self) -> None:
         self.plot_widget = pg.GraphicsLayoutWidget(self)
         self.layout_item = self.plot_widget.ci
-        self.main_plot = pg.PlotItem()
+        self.main_plot = pg.PlotItem(viewBox=XZoomViewBox())
+        self.main_plot.vb.menu_items = self._plot_menu_items
         self.series_plot = SeriesPlot(self.main_plot)
         self.plot_widget.addItem(self.main_plot, row=0, col=0)
         self.series_plot.on_hover(self._on_plot_hover)
-        self.lanes = {s.name: LaneMarkers(self.main_plot, self.colors[s.name], s.name, z=10 + i)
+        # full-height lines on the series: only the focused (or hovered) method's
+        self.marks = {s.name: LaneMarkers(self.main_plot, self.colors[s.name], s.name, z=10 + i)
                       for i, s in enumerate(self.specs)}
+        # every enabled method's result in a lane of its own under the series
+        self.lanes = MethodLanes(self.main_plot, [(s.name, s.label, self.colors[s.name])
+                                                  for s in self.specs])
+        self.lanes.plot.vb.menu_items = self._plot_menu_items
+        self.lanes.on_hover = self._on_lane_hovered
+        self.lanes.on_click = self._on_lane_clicked
+        self.plot_widget.scene().sigMouseMoved.connect(self.lanes.scene_moved)
+        self.plot_widget.scene().sigMouseClicked.connect(self.lanes.scene_clicked)
         self.tracks = TrackStack(self.main_plot, on_threshold=self._on_threshold_dropped)
+        self.tracks_shown = True
         self.overview = Overview(self.main_plot)
-        self._relayout()
+        self._shown_marks: str | None = None
+        self._sync_lanes()
         self.setCentralWidget(self.plot_widget)
 
+    def _plot_menu_items(self) -> list:
+        return [("View all", self.reset_zoom), ("Fit y to the samples in view", self.fit_y), None,
+                ("Export plot…", self._on_export_plot),
+                ("Hide diagnostic tracks" if self.tracks_shown else "Show diagnostic tracks",
+                 lambda: self.show_tracks(not self.tracks_shown))]
+
     def _relayout(self) -> None:
-        """Place main plot, visible tracks and the overview in rows."""
+        """Place main plot, method lanes, visible tracks and the overview in rows."""
         lay = self.layout_item
         for item in list(lay.items):
             lay.removeItem(item)
         lay.addItem(self.main_plot, row=0, col=0)
-        rows = self.tracks.views()
-        for i, view in enumerate(rows, start=1):
-            lay.addItem(view.plot, row=i, col=0)
-            lay.layout.setRowStretchFactor(i, 1)
+        rows = [self.lanes.plot] if self.lanes.order else []
+        tracks = self.tracks.views() if self.tracks_shown else []
+        for view in self.tracks.all_views():
+            view.plot.setVisible(view in tracks)
+        rows += [v.plot for v in tracks]
+        for i, plot in enumerate(rows, start=1):
+            lay.addItem(plot, row=i, col=0)
+            lay.layout.setRowStretchFactor(i, 0 if plot is self.lanes.plot else 1)
         lay.addItem(self.overview.plot, row=len(rows) + 1, col=0)
         lay.layout.setRowStretchFactor(0, 4)
         lay.layout.setRowStretchFactor(len(rows) + 1, 0)
         # one x axis at the bottom of the stack: fewer axes to lay out and paint (tick text is the
         # most expensive part of a repaint)
-        for i, view in enumerate(rows):
+        for i, plot in enumerate(rows):
             last = i == len(rows) - 1
-            view.plot.showAxis("bottom", last)
-            view.plot.getAxis("bottom").setStyle(showValues=last)
+            plot.showAxis("bottom", last)
+            plot.getAxis("bottom").setStyle(showValues=last)
         self.main_plot.showAxis("bottom", not rows)
 
     def _build_docks(self) -> None:
@@ -149,10 +209,12 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self._add_dock("Methods", self.method_list, Qt.DockWidgetArea.RightDockWidgetArea)
         self.param_panel = ParamPanel(self.specs, self)
         for s in self.specs:
+            self.param_panel.boxes[s.name].set_preset(self.settings.preset(s) or DEFAULTS)
             self.param_panel.set_params(s.name, self.params[s.name])
             self.param_panel.set_method_visible(s.name, s.name in self.enabled)
         self.param_panel.params_changed.connect(self._on_param_panel_params_changed)
         self.param_panel.params_invalid.connect(self._on_param_panel_params_invalid)
+        self.param_panel.preset_chosen.connect(self._on_param_panel_preset_chosen)
         self._add_dock("Parameters", self.param_panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.messages = QListWidget(self)
         self.messages.setWordWrap(True)
@@ -169,6 +231,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         dock.setObjectName(f"dock_{title.lower()}")
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
+        if not hasattr(self, "docks"):
+            self.docks: dict[str, QDockWidget] = {}
+        self.docks[title] = dock
         return dock
 
     def _build_status_bar(self) -> None:
@@ -176,13 +241,17 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.hover_label = QLabel(self)
         bar.addPermanentWidget(self.hover_label)
         self.progress = QProgressBar(self)
-        self.progress.setMaximumWidth(220)
+        self.progress.setMaximumWidth(160)
         self.progress.setRange(0, 1000)
         self.progress.hide()
+        self.progress_text = QLabel(self)  # the job's message beside the bar, not clipped inside it
+        self.progress_text.hide()
+        self.progress.setFormat("%p%")
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setToolTip("Cancel running detector jobs")
         self.cancel_button.clicked.connect(self.cancel_jobs)
         self.cancel_button.hide()
+        bar.addPermanentWidget(self.progress_text)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
 
@@ -212,14 +281,35 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         f.addSeparator()
         self._action(f, "&Annotate…", self.open_annotation, "Ctrl+Shift+A",  # annotation mode
                      "label the loaded series as a judge (annotation session)")
-        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action(f, "&Quit", self.quit_all, QKeySequence.StandardKey.Quit,
+                     "close every segview window and exit")
+        e = mb.addMenu("&Edit")
+        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
+        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        for act in (self.undo_action, self.redo_action):
+            e.addAction(act)
+            self.addAction(act)
         v = mb.addMenu("&View")
         self._action(v, "&Next series", self.next_series,
                      [QKeySequence("PgDown"), QKeySequence("Alt+Down")])
         self._action(v, "&Previous series", self.previous_series,
                      [QKeySequence("PgUp"), QKeySequence("Alt+Up")])
         self._action(v, "&Jump to series…", self._on_jump, "Ctrl+J")
-        self._action(v, "&Reset zoom", self.reset_zoom, [QKeySequence("Ctrl+0"), QKeySequence("Home")])
+        self._action(v, "&Reset zoom (view all)", self.reset_zoom,
+                     [QKeySequence("Ctrl+0"), QKeySequence("Home")])
+        self._action(v, "&Fit y to the samples in view", self.fit_y, "Ctrl+9")
+        self.tracks_action = self._action(v, "Diagnostic &tracks", self.show_tracks, "Ctrl+T",
+                                          "show or collapse the focused method's diagnostic tracks")
+        self.tracks_action.setCheckable(True)
+        self.tracks_action.setChecked(True)
+        v.addSeparator()
+        panels = v.addMenu("&Panels")
+        for dock in self.docks.values():
+            act = dock.toggleViewAction()
+            act.setStatusTip(f"show or hide the {dock.windowTitle()} panel")
+            panels.addAction(act)
         r = mb.addMenu("&Run")
         self._action(r, "Run enabled methods on &all series", self.run_on_all, "Ctrl+R")
         self._action(r, "&Cancel running jobs", self.cancel_jobs, "Esc")
@@ -228,7 +318,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         s = mb.addMenu("&Settings")
         self._action(s, "Restore &faithful defaults", self.restore_faithful_defaults)
         h = mb.addMenu("&Help")
-        self._action(h, "Keyboard shortcuts", self._on_help_keys)
+        self._action(h, "&Keyboard shortcuts", self._on_help_keys, [QKeySequence("F1")])
+        self._action(h, "&About segview", lambda: show_about(self))
 
     def _connect_runner(self) -> None:
         r = self.runner
@@ -257,31 +348,47 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.message_posted.emit(text)
 
     def _on_help_keys(self) -> None:
-        self.post("PgDown/Alt+Down next series · PgUp/Alt+Up previous · Ctrl+J jump · "
-                  "Home/Ctrl+0 reset zoom · Ctrl+R run on all series · Esc cancel · "
-                  "mouse wheel zooms, drag pans")
+        self.shortcuts_dialog = show_shortcuts(self, self.menuBar(), MOUSE_HELP)
 
     def _on_plot_hover(self, text: str) -> None:
         self.hover_label.setText(text)
 
     # ------------------------------------------------------------------ annotation mode hook
     def open_annotation(self) -> None:
-        """Open the annotation window (segview.gui.annotate) on the files of the loaded series."""
+        """Open the annotation window (segview.gui.annotate) on the files of the loaded series;
+        when the session dialog is cancelled the window closes again (no empty annotator)."""
         from .annotate.window import AnnotationWindow
 
         paths = list(dict.fromkeys(str(s.metadata["source"]) for s in self.series
                                    if s.metadata.get("source")))
         self.annotation_window = AnnotationWindow(paths)
         self.annotation_window.show()
-        QTimer.singleShot(0, self.annotation_window.ask_session)
+        QTimer.singleShot(0, self._ask_annotation_session)
+
+    def _ask_annotation_session(self) -> None:
+        win = self.annotation_window
+        if win is not None and not win.ask_session() and win.session is None:
+            win.close()
 
     # ------------------------------------------------------------------ evaluation view hook
     def open_evaluation(self) -> None:
         """Open the evaluation view (segview.gui.evaluate) on the loaded series and their labels."""
         from .evaluate.view import EvaluationWindow
 
+        if self.evaluation_window is not None and self.evaluation_window.isVisible():
+            self.evaluation_window.raise_()
+            self.evaluation_window.activateWindow()
+            return
         self.evaluation_window = EvaluationWindow(self)
         self.evaluation_window.show()
+
+    def quit_all(self) -> None:
+        """File > Quit: close every segview window (evaluation, annotation) and exit."""
+        if self.close():
+            app = QApplication.instance()
+            if app is not None:
+                app.closeAllWindows()
+                app.quit()
 
     # ------------------------------------------------------------------ Qt events
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt override)
@@ -301,13 +408,23 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
             QTimer.singleShot(0, self._initial_dock_sizes)
 
     def _initial_dock_sizes(self) -> None:
+        """Docks sized as fractions of the window, so they fit a small screen as well."""
         docks = {d.objectName(): d for d in self.findChildren(QDockWidget)}
-        self.resizeDocks([docks["dock_messages"]], [60], Qt.Orientation.Vertical)
-        self.resizeDocks([docks["dock_series"], docks["dock_parameters"]], [440, 400],
+        w, h = self.width(), self.height()
+        self.resizeDocks([docks["dock_messages"]], [max(50, h // 14)], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["dock_series"], docks["dock_parameters"]],
+                         [max(220, w * 22 // 100), max(300, w * 27 // 100)],
                          Qt.Orientation.Horizontal)
-        self.resizeDocks([docks["dock_methods"]], [190], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["dock_methods"]], [min(22 * len(self.specs) + 12, h // 3)],
+                         Qt.Orientation.Vertical)
 
     def closeEvent(self, event) -> None:  # noqa: N802
+        for child in (self.evaluation_window, self.annotation_window):
+            try:
+                if child is not None:
+                    child.close()
+            except RuntimeError:  # already deleted
+                pass
         if self.persist:
             self.settings.save_layout(self.saveGeometry(), self.saveState())
             self.settings.set_enabled_methods(self.enabled)

@@ -4,15 +4,22 @@ int/float -> slider (integer ticks, ``low + tick*step`` or logarithmic) plus spi
 check box; choices -> combo box; optional numbers get an "auto" box, aliases a combo. Range is set
 before value, and slider/spin box are kept in sync under ``QSignalBlocker``. The panel emits
 ``params_changed(method, Params)`` on every edit; the job runner debounces.
+
+Safe controls: a slider, spin box or combo box takes wheel events only when it has keyboard focus
+(else the wheel scrolls the panel), and a focused one keeps PgUp/PgDn/Home/End/arrows for itself
+(they do not switch series). Parameters whose range spans three decades or more get a logarithmic
+slider (with ``low == 0`` its first tick is exactly 0); every number can be typed in its spin box.
+A method with presets (``DetectorSpec.presets``) gets a preset menu; the "changed" marks are
+relative to the chosen preset.
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QValidator, QWheelEvent
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSlider,
                                QSpinBox, QVBoxLayout, QWidget)
 
@@ -25,6 +32,43 @@ MAX_TICKS = 10_000
 LOG_TICKS = 1000
 CUSTOM = "value"
 SLOW_MARK = " \u25d4"  # a quarter-filled circle: "takes time"
+DEFAULTS = "defaults"
+LOG_DECADES = 3.0  # a range spanning this many decades gets a log slider
+FOCUS_KEYS = {Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Home, Qt.Key.Key_End,
+              Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_Left, Qt.Key.Key_Right}
+
+
+class WheelGuard(QObject):
+    """Event filter: wheel only for the focused control; its navigation keys are its own."""
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        t = event.type()
+        if t == QEvent.Type.Wheel and isinstance(obj, QWidget) and not obj.hasFocus():
+            area = obj.parentWidget()
+            while area is not None and not isinstance(area, QAbstractScrollArea):
+                area = area.parentWidget()
+            if area is not None:  # the panel scrolls instead of the control changing
+                QApplication.sendEvent(area.viewport(), QWheelEvent(
+                    area.viewport().mapFromGlobal(event.globalPosition()), event.globalPosition(),
+                    event.pixelDelta(), event.angleDelta(), event.buttons(), event.modifiers(),
+                    event.phase(), event.inverted()))
+            event.accept()
+            return True
+        if t == QEvent.Type.ShortcutOverride and isinstance(obj, QWidget) and obj.hasFocus() \
+                and event.key() in FOCUS_KEYS:
+            event.accept()  # the control handles the key; window shortcuts (next series) do not
+            return True
+        return False
+
+
+WHEEL_GUARD = WheelGuard()
+
+
+def guard(widget: QWidget) -> QWidget:
+    """Give ``widget`` click/tab focus (not wheel focus) and the wheel/shortcut guard."""
+    widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    widget.installEventFilter(WHEEL_GUARD)
+    return widget
 
 
 class SciSpinBox(QDoubleSpinBox):
@@ -75,7 +119,7 @@ class ParamEditor(QWidget):
             row.addWidget(self.check)
             row.addStretch(1)
         elif k == "str" and spec.choices:
-            self.combo = QComboBox(self)
+            self.combo = guard(QComboBox(self))
             self.combo.addItems(list(spec.choices))
             self.combo.currentIndexChanged.connect(self._on_widget_changed)
             row.addWidget(self.combo, 1)
@@ -92,7 +136,7 @@ class ParamEditor(QWidget):
     def _build_number(self, row: QHBoxLayout) -> None:
         s = self.spec
         if s.aliases:
-            self.alias = QComboBox(self)
+            self.alias = guard(QComboBox(self))
             self.alias.addItems([CUSTOM, *s.aliases])
             self.alias.currentIndexChanged.connect(self._on_alias_changed)
             row.addWidget(self.alias)
@@ -109,11 +153,14 @@ class ParamEditor(QWidget):
                                      and s.high is not None else s.step or 0.1))
         spin.setKeyboardTracking(False)
         spin.setMinimumWidth(84)
+        guard(spin)
         spin.valueChanged.connect(self._on_spin_changed)
         self.spin = spin
         if s.low is not None and s.high is not None and s.high > s.low:
-            self.slider = QSlider(Qt.Orientation.Horizontal, self)
+            self.slider = guard(QSlider(Qt.Orientation.Horizontal, self))
+            self.slider.setMinimumWidth(90)
             self.slider.setRange(0, self._ticks())
+            self.slider.setPageStep(max(1, self._ticks() // 20))
             self.slider.valueChanged.connect(self._on_slider_changed)
             row.addWidget(self.slider, 1)
         row.addWidget(spin)
@@ -124,17 +171,28 @@ class ParamEditor(QWidget):
 
     def _log_ok(self) -> bool:
         s = self.spec
-        return bool(s.log and s.low is not None and s.high is not None and self._log_lo() > 0)
+        if s.low is None or s.high is None or s.low < 0 or self._log_lo() <= 0:
+            return False
+        if s.log:
+            return True
+        return math.log10(float(s.high) / self._log_lo()) >= LOG_DECADES
 
     def _log_lo(self) -> float:
-        """Lower end of a log slider: ``low``, or for ``low == 0`` the default (tick 0 means 0)."""
+        """Lower end of a log slider: ``low``; for ``low == 0`` the step, or the default, or
+        ``high * 1e-6`` (tick 0 is then exactly 0, tick 1 this value)."""
         s = self.spec
         if s.low is not None and s.low > 0:
             return float(s.low)
+        if s.step and 0 < s.step < (s.high or 0):
+            return float(s.step)
         d = s.default
         if isinstance(d, (int, float)) and not isinstance(d, bool) and 0 < d < (s.high or 0):
             return float(d)
         return float(s.high or 1) * 1e-6
+
+    def _zero_tick(self) -> bool:
+        """A log slider over ``0..high``: tick 0 stands for 0."""
+        return bool(self.spec.low is not None and self.spec.low == 0)
 
     def _ticks(self) -> int:
         s = self.spec
@@ -148,7 +206,13 @@ class ParamEditor(QWidget):
         lo, hi = float(s.low), float(s.high)
         if self._log_ok():
             llo = self._log_lo()
-            v = llo * (hi / llo) ** (tick / LOG_TICKS)
+            if self._zero_tick():
+                if tick <= 0:
+                    return 0 if s.kind == "int" else 0.0
+                v = llo * (hi / llo) ** ((tick - 1) / (LOG_TICKS - 1))
+            else:
+                v = llo * (hi / llo) ** (tick / LOG_TICKS)
+            v = float(f"{v:.3g}")  # round numbers on a log slider (0.1, 0.25, 4.7, 1e+03)
         else:
             v = lo + tick * (hi - lo) / self._ticks()
             if s.step:
@@ -162,6 +226,12 @@ class ParamEditor(QWidget):
         value = min(max(float(value), lo), hi)
         if self._log_ok():
             llo = self._log_lo()
+            if self._zero_tick():
+                if value <= 0:
+                    return 0
+                if value <= llo:
+                    return 1
+                return 1 + int(round((LOG_TICKS - 1) * math.log(value / llo) / math.log(hi / llo)))
             if value <= llo:
                 return 0
             return int(round(LOG_TICKS * math.log(value / llo) / math.log(hi / llo)))
@@ -246,14 +316,34 @@ class MethodParamsBox(QGroupBox):
     """The editors of one detector, with a reset button and a faithful-defaults marker."""
 
     changed = Signal(str)
+    preset_chosen = Signal(str, str)  # method, preset name (DEFAULTS for the plain defaults)
 
     def __init__(self, spec: DetectorSpec, parent: QWidget | None = None) -> None:
         super().__init__(spec.label, parent)
         self.spec = spec
+        self.preset = DEFAULTS
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # narrow panel: label above
         self.editors: dict[str, ParamEditor] = {}
         self.labels: dict[str, QLabel] = {}
+        self.preset_combo: QComboBox | None = None
+        if spec.presets:
+            combo = guard(QComboBox(self))
+            combo.addItem(DEFAULTS)
+            combo.setItemData(0, "the parameters' own defaults", Qt.ItemDataRole.ToolTipRole)
+            for i, pr in enumerate(spec.presets, start=1):
+                combo.addItem(pr.name)
+                tip = (pr.help + "\n" if pr.help else "") + ", ".join(
+                    f"{k}={v!r}" for k, v in pr.values.items())
+                combo.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
+            combo.setToolTip("Named parameter sets of this method; choosing one sets its values "
+                             "(Ctrl+Z undoes). Marks show what differs from the chosen preset.")
+            combo.activated.connect(self._on_preset_activated)
+            lab = QLabel("Preset", self)
+            lab.setToolTip(combo.toolTip())
+            form.addRow(lab, combo)
+            self.preset_combo = combo
         for p in spec.params:
             ed = ParamEditor(p, self)
             ed.changed.connect(self._on_editor_changed)
@@ -288,24 +378,67 @@ class MethodParamsBox(QGroupBox):
             self.changed.emit(self.spec.name)
 
     def reset(self) -> None:
-        self.set_params(self.spec.defaults(), emit=True)
+        """Back to the chosen preset's values (the defaults when none is chosen)."""
+        self.set_params(self.base(), emit=True)
+
+    def base(self) -> Params:
+        """The values of the chosen preset (the defaults without one)."""
+        if self.preset == DEFAULTS:
+            return self.spec.defaults()
+        return self.spec.coerce({}, preset=self.preset)
+
+    def set_preset(self, name: str, apply: bool = False) -> None:
+        """Choose the preset the marks compare with; with ``apply`` also set its values."""
+        known = {p.name for p in self.spec.presets}
+        self.preset = name if name in known else DEFAULTS
+        if self.preset_combo is not None:
+            with QSignalBlocker(self.preset_combo):
+                self.preset_combo.setCurrentText(self.preset)
+        if apply:
+            self.set_params(self.base(), emit=True)
+        else:
+            self._mark()
+
+    def _on_preset_activated(self, index: int) -> None:
+        name = self.preset_combo.itemText(index)
+        self.set_preset(name, apply=False)
+        self.preset_chosen.emit(self.spec.name, self.preset)
+        self.set_params(self.base(), emit=True)
 
     def is_default(self) -> bool:
         return self.params() == self.spec.defaults()
 
+    def changed_names(self) -> list[str]:
+        """Parameters whose shown value differs from the chosen preset."""
+        try:
+            base = self.base()
+        except ParameterError:
+            base = self.spec.defaults()
+        return [p.name for p in self.spec.params if self.editors[p.name].value() != base.get(p.name)]
+
     def _mark(self) -> None:
-        modified = 0
+        differing = set(self.changed_names())
         for p in self.spec.params:
-            differs = self.editors[p.name].value() != p.default
-            modified += differs
+            differs = p.name in differing
             lab = self.labels[p.name]
             f = lab.font()
             f.setItalic(differs)
+            f.setBold(differs)
             lab.setFont(f)
             lab.setText(("\u2022 " if differs else "") + p.display
                         + (SLOW_MARK if p.stage == "prepare" else ""))
-        self.status.setText("faithful defaults" if not modified else f"{modified} changed")
-        self.status.setStyleSheet("color: #2a7a2a;" if not modified else "color: #b35900;")
+        base = "faithful defaults" if self.preset == DEFAULTS else f"preset {self.preset}"
+        if differing:
+            text = f"{len(differing)} changed from {base}: " + ", ".join(sorted(differing))
+        else:
+            text = base
+        self.status.setText(text)
+        self.status.setToolTip(text)
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet("color: #2a7a2a;" if not differing else
+                                  "color: #b35900; font-weight: 600;")
+        self.reset_button.setText("Reset to defaults" if self.preset == DEFAULTS
+                                  else f"Reset to {self.preset}")
 
     def _on_editor_changed(self) -> None:
         self._mark()
@@ -317,6 +450,7 @@ class ParamPanel(QScrollArea):
 
     params_changed = Signal(str, object)
     params_invalid = Signal(str, str)
+    preset_chosen = Signal(str, str)
 
     def __init__(self, specs: list[DetectorSpec], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -334,6 +468,7 @@ class ParamPanel(QScrollArea):
         for spec in specs:
             box = MethodParamsBox(spec, inner)
             box.changed.connect(self._on_box_changed)
+            box.preset_chosen.connect(self.preset_chosen)
             self._layout.addWidget(box)
             self.boxes[spec.name] = box
         self._layout.addStretch(1)
@@ -356,7 +491,9 @@ class ParamPanel(QScrollArea):
         self.boxes[method].setVisible(visible)
 
     def reset_all(self) -> None:
+        """Every method back to its faithful defaults (and no preset)."""
         for box in self.boxes.values():
+            box.set_preset(DEFAULTS)
             if not box.is_default():
                 box.reset()
 

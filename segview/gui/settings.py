@@ -74,6 +74,19 @@ class Settings:
 
     def clear_params(self) -> None:
         self.q.remove("params")
+        self.q.remove("presets")
+
+    def preset(self, spec: DetectorSpec) -> str | None:
+        """The preset last chosen for ``spec`` (None: the defaults)."""
+        raw = self.q.value(f"presets/{spec.name}")
+        names = {p.name for p in spec.presets}
+        return str(raw) if raw is not None and str(raw) in names else None
+
+    def set_preset(self, spec: DetectorSpec, name: str | None) -> None:
+        if name is None or name not in {p.name for p in spec.presets}:
+            self.q.remove(f"presets/{spec.name}")
+        else:
+            self.q.setValue(f"presets/{spec.name}", name)
 
     # files
     def last_folder(self) -> str:

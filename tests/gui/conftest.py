@@ -95,6 +95,7 @@ def make_window(qtbot):
         settings.set_enabled_methods(set(enabled) if enabled is not None else {s.name for s in specs})
         win = MainWindow(settings, specs=list(specs))
         qtbot.addWidget(win)
+        win.resize(1400, 860)  # the offscreen screen is 800x600; the window would fit it
         win.show()
         return win
 

@@ -2,11 +2,35 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSignalBlocker
+from PySide6.QtCore import QSignalBlocker, Qt
 
 from ...core.model import Series
 from .series_plot import AXIS_WIDTH, SERIES_PEN
 from .style import peak_downsampling
+
+
+class _PanViewBox(pg.ViewBox):
+    """Click or drag anywhere on the strip: the main view centres there (keeps its width), so the
+    view pans even when its region is too narrow to grab at full zoom."""
+
+    def __init__(self, owner: Overview) -> None:
+        super().__init__(enableMenu=False)
+        self.owner = owner
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self.owner.center_on(self.mapSceneToView(ev.scenePos()).x())
+
+    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        ev.accept()
+        self.owner.center_on(self.mapSceneToView(ev.scenePos()).x())
+
+    def wheelEvent(self, ev, axis=None) -> None:  # noqa: N802
+        ev.ignore()
 
 
 class Overview:
@@ -14,7 +38,7 @@ class Overview:
 
     def __init__(self, main: pg.PlotItem) -> None:
         self.main = main
-        self.plot = pg.PlotItem()
+        self.plot = pg.PlotItem(viewBox=_PanViewBox(self))
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
@@ -28,16 +52,26 @@ class Overview:
         self.region.setZValue(10)
         self.plot.addItem(self.region, ignoreBounds=True)
         self.region.sigRegionChanged.connect(self._on_region_changed)
-        main.sigXRangeChanged.connect(self._on_main_range_changed)
+        main.vb.sigXRangeChanged.connect(self._on_main_range_changed)
 
     def set_series(self, series: Series) -> None:
         self.curve.setData(series.xs(), series.values, skipFiniteCheck=True)
         self.plot.autoRange(padding=0.01)  # the default pads a 70 px strip by ~10 % on each side
         self._on_main_range_changed(self.main, self.main.viewRange()[0])
 
+    def sync(self) -> None:
+        """Make the region match the main plot's x range (after programmatic range changes)."""
+        self._on_main_range_changed(self.main.vb, self.main.vb.viewRange()[0])
+
+    def center_on(self, x: float) -> None:
+        lo, hi = self.main.vb.viewRange()[0]
+        half = 0.5 * (hi - lo)
+        self.main.setXRange(x - half, x + half, padding=0)
+        self.sync()
+
     def _on_region_changed(self, region: pg.LinearRegionItem) -> None:
         lo, hi = region.getRegion()
-        with QSignalBlocker(self.main):
+        if hi > lo:
             self.main.setXRange(lo, hi, padding=0)
 
     def _on_main_range_changed(self, _vb: object, rng: tuple[float, float]) -> None:

@@ -12,7 +12,7 @@ from .style import light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 REFERENCE_COLOR = "#000000"
-AXIS_WIDTH = 64
+AXIS_WIDTH = 72  # wide enough for the method lanes' names
 
 
 class SeriesPlot:
@@ -23,6 +23,7 @@ class SeriesPlot:
         light_grid(plot)
         plot.getAxis("left").setWidth(AXIS_WIDTH)
         plot.setMenuEnabled(False)
+        plot.setAutoVisible(y=True)  # y fits the samples in view when the wheel zooms x
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
         peak_downsampling(plot)
         plot.addItem(self.curve)
@@ -57,6 +58,7 @@ class SeriesPlot:
         if self.series is None:
             return
         xs = self.series.xs()
+        self.plot.setAutoVisible(y=True)
         self.plot.enableAutoRange(x=False, y=True)
         self.plot.setXRange(float(xs[0]), float(xs[-1]) if xs.size > 1 else float(xs[0]) + 1.0,
                             padding=0.02)

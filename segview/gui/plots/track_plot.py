@@ -18,6 +18,7 @@ from .style import light_grid, peak_downsampling
 from .series_plot import AXIS_WIDTH
 
 TRACK_HEIGHT = 80
+TITLE_HEADROOM = 0.35  # of a fixed-range track's span, above it, for the title
 
 
 @dataclass
@@ -107,7 +108,7 @@ class TrackStack:
                                    pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
                                    hoverPen=pg.mkPen(color, width=3),
                                    label=f"{t.threshold_param} = {{value:.3g}}",
-                                   labelOpts={"position": 0.8, "color": color,
+                                   labelOpts={"position": 0.8, "color": color, "anchors": [(0.5, 0), (0.5, 0)],
                                               "fill": (255, 255, 255, 190)})
             line.setZValue(20)
             line.sigPositionChangeFinished.connect(self._threshold_dropped(view))
@@ -133,8 +134,9 @@ class TrackStack:
         if t.y_range is not None:
             view.plot.enableAutoRange(y=False)
             lo, hi = t.y_range
-            view.plot.setYRange(lo, hi, padding=0.05)
-            view.plot.setLimits(yMin=lo - 0.05 * (hi - lo), yMax=hi + 0.05 * (hi - lo))
+            top = hi + TITLE_HEADROOM * (hi - lo)  # the title sits above the values, not on them
+            view.plot.setYRange(lo, top, padding=0.05)
+            view.plot.setLimits(yMin=lo - 0.05 * (hi - lo), yMax=top + 0.05 * (hi - lo))
         else:
             view.plot.enableAutoRange(y=True)
         if view.threshold is not None and view.param in params:

@@ -1,0 +1,247 @@
+"""Method lanes: one thin row per enabled detector under the series, x-linked to it.
+
+Each lane shows its detector's change points as short ticks (one ``connect="pairs"`` curve, so 10,000
+ticks are one item) and its steady-state onset as a bar from the onset to the end, with the
+detector's name in its colour at the lane's start (on the lanes' left axis, so the name never
+covers a tick). Dense results stay ticks in an 18-px row instead of
+full-height walls over the series; the main plot draws full-height lines only for the focused (or
+hovered) method. A glance down a column of lanes shows where the methods agree; the judges'
+reference onset is a dotted line across all lanes.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from .navigation import XZoomViewBox
+from .series_plot import AXIS_WIDTH, REFERENCE_COLOR
+from .style import light_grid
+
+def short_label(label: str) -> str:
+    """"KB-KSSD (kernel-based Kelly)" -> "KB-KSSD": names that fit the lanes' axis."""
+    return label.split(" (", 1)[0].strip() or label
+
+
+LANE_PX = 20  # height of one lane in pixels (logical)
+TICK = (0.12, 0.88)  # tick extent inside a lane (lane k spans k..k+1, top to bottom)
+BAR = (0.32, 0.68)
+
+
+class Lane:
+    """One detector's row; the API of the former full-height markers (positions, region_bounds)."""
+
+    def __init__(self, owner: MethodLanes, name: str, label: str, color: str) -> None:
+        self.owner, self.name, self.label = owner, name, label
+        short = short_label(label)
+        self.short = short if len(short) <= 12 else name
+        self.color = QColor(color)
+        self.row = 0
+        self.visible = False
+        self.cps: np.ndarray = np.empty(0)
+        self.onset: float | None = None
+        self.x_end = 0.0
+        self.status = ""
+        plot = owner.plot
+        self.ticks = pg.PlotCurveItem(pen=pg.mkPen(self.color, width=1.5), connect="pairs")
+        self.ticks.setZValue(10)
+        plot.addItem(self.ticks, ignoreBounds=True)
+        self.bar = QGraphicsRectItem()
+        fill = QColor(self.color)
+        fill.setAlpha(110)
+        self.bar.setBrush(QBrush(fill))
+        pen = QPen(self.color)
+        pen.setCosmetic(True)
+        pen.setWidthF(1.0)
+        self.bar.setPen(pen)
+        self.bar.setZValue(5)
+        plot.addItem(self.bar, ignoreBounds=True)
+        self.start = pg.PlotCurveItem(pen=pg.mkPen(self.color, width=3))  # the onset's own tick
+        self.start.setZValue(11)
+        plot.addItem(self.start, ignoreBounds=True)
+        self.emphasis = False
+        self.set_visible(False)
+
+    # -- the drawing API of the explorer
+    def set_change_points(self, xs: Sequence[float], _y_span: object = None) -> None:
+        self.cps = np.asarray(xs, dtype=np.float64)
+        self._draw()
+
+    def set_onset(self, x_onset: float | None, x_end: float) -> None:
+        self.onset = None if x_onset is None else float(x_onset)
+        self.x_end = float(x_end)
+        self._draw()
+
+    def set_status(self, text: str) -> None:
+        self.status = text
+
+    def set_emphasis(self, on: bool) -> None:
+        self.emphasis = on
+        self.owner.axis.update_names()
+
+    def set_visible(self, visible: bool) -> None:
+        self.visible = visible
+        self.ticks.setVisible(visible)
+        self.bar.setVisible(visible and self.onset is not None)
+        self.start.setVisible(visible and self.onset is not None)
+
+    def clear(self) -> None:
+        self.cps = np.empty(0)
+        self.onset = None
+        self.status = ""
+        self._draw()
+
+    def positions(self) -> list[float]:
+        return [float(x) for x in self.cps] if self.visible else []
+
+    def visible_count(self) -> int:
+        return len(self.positions())
+
+    def region_bounds(self) -> tuple[float, float] | None:
+        if not (self.visible and self.onset is not None):
+            return None
+        return (self.onset, self.x_end)
+
+    def remove(self) -> None:
+        for item in (self.ticks, self.bar, self.start):
+            self.owner.plot.removeItem(item)
+
+    # -- drawing
+    def _draw(self) -> None:
+        k = self.row
+        xs = self.cps
+        if xs.size:
+            self.ticks.setData(np.repeat(xs, 2), np.tile([k + TICK[0], k + TICK[1]], xs.size))
+        else:
+            self.ticks.setData([], [])
+        if self.onset is None:
+            self.bar.hide()
+            self.start.hide()
+        else:
+            self.bar.setRect(QRectF(self.onset, k + BAR[0], max(self.x_end - self.onset, 0.0),
+                                    BAR[1] - BAR[0]))
+            self.start.setData([self.onset, self.onset], [k + 0.05, k + 0.95])
+            self.bar.setVisible(self.visible)
+            self.start.setVisible(self.visible)
+
+
+class LaneAxis(pg.AxisItem):
+    """Left axis of the lanes: each lane's name, in its method's colour (bold when focused)."""
+
+    def __init__(self) -> None:
+        super().__init__("left")
+        self.owner: MethodLanes | None = None
+
+    def update_names(self) -> None:
+        if self.owner is None:
+            return
+        self.setTicks([[(k + 0.5, self.owner.lanes[n].short) for k, n in
+                        enumerate(self.owner.order)], []])
+        self.picture = None
+        self.update()
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:  # noqa: N802 (pyqtgraph)
+        super().drawPicture(p, axisSpec, tickSpecs, [])
+        if self.owner is None:
+            return
+        by_short = {lane.short: lane for lane in self.owner.lanes.values()}
+        font = QFont(self.style["tickFont"] or p.font())
+        for rect, flags, text in textSpecs:
+            lane = by_short.get(text)
+            font.setBold(bool(lane and lane.emphasis))
+            p.setFont(font)
+            p.setPen(QPen(lane.color if lane else QColor("#202020")))
+            p.drawText(rect, int(flags), text)
+
+
+class MethodLanes:
+    """The lanes PlotItem; rows follow the order of ``set_order`` (the enabled methods)."""
+
+    def __init__(self, main: pg.PlotItem, methods: Sequence[tuple[str, str, str]]) -> None:
+        self.main = main
+        self.axis = LaneAxis()
+        self.axis.owner = self
+        self.plot = pg.PlotItem(viewBox=XZoomViewBox(), axisItems={"left": self.axis})
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.hideButtons()
+        light_grid(self.plot, y=False)
+        self.axis.setWidth(AXIS_WIDTH)
+        self.axis.setStyle(tickLength=0)
+        self.axis.setPen(pg.mkPen(None))
+        self.plot.getAxis("bottom").setStyle(showValues=False)
+        self.plot.setXLink(main)
+        self.plot.invertY(True)
+        self.plot.vb.setDefaultPadding(0)
+        self.order: list[str] = []
+        self.lanes: dict[str, Lane] = {name: Lane(self, name, label, color)
+                                       for name, label, color in methods}
+        self.reference = pg.InfiniteLine(angle=90, movable=False,
+                                         pen=pg.mkPen(REFERENCE_COLOR, width=1.5,
+                                                      style=Qt.PenStyle.DotLine))
+        self.reference.setZValue(40)
+        self.reference.hide()
+        self.plot.addItem(self.reference, ignoreBounds=True)
+        self.plot.vb.sigResized.connect(self._on_resized)
+        self.on_hover: Callable[[str | None], None] | None = None
+        self.on_click: Callable[[str], None] | None = None
+        self._hovered: str | None = None
+        self.set_order([])
+
+    def __getitem__(self, name: str) -> Lane:
+        return self.lanes[name]
+
+    def set_order(self, names: Sequence[str]) -> None:
+        """Show lanes for ``names`` (top to bottom); the others are hidden."""
+        self.order = [n for n in names if n in self.lanes]
+        n = max(len(self.order), 1)
+        for name, lane in self.lanes.items():
+            if name in self.order:
+                lane.row = self.order.index(name)
+                lane.set_visible(True)
+                lane._draw()
+            else:
+                lane.set_visible(False)
+        self.axis.update_names()
+        self.plot.setYRange(0, n, padding=0)
+        self.plot.setLimits(yMin=0, yMax=n)
+        height = LANE_PX * len(self.order) + 4
+        self.plot.setMinimumHeight(height if self.order else 0)
+        self.plot.setMaximumHeight(height if self.order else 0)
+        self.plot.setPreferredHeight(height)
+        self.plot.setVisible(bool(self.order))
+
+    def set_reference(self, x: float | None) -> None:
+        if x is None:
+            self.reference.hide()
+        else:
+            self.reference.setPos(float(x))
+            self.reference.show()
+
+    def lane_at(self, scene_pos: object) -> str | None:
+        vb = self.plot.vb
+        if not self.order or not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        y = vb.mapSceneToView(scene_pos).y()
+        k = int(np.floor(y))
+        return self.order[k] if 0 <= k < len(self.order) else None
+
+    def scene_moved(self, scene_pos: object) -> None:
+        name = self.lane_at(scene_pos)
+        if name != self._hovered:
+            self._hovered = name
+            if self.on_hover is not None:
+                self.on_hover(name)
+
+    def scene_clicked(self, ev: object) -> None:
+        name = self.lane_at(ev.scenePos())
+        if name is not None and self.on_click is not None and \
+                ev.button() == Qt.MouseButton.LeftButton:
+            self.on_click(name)
+
+    def _on_resized(self) -> None:
+        self.axis.update_names()
