@@ -2,6 +2,9 @@
 
 CSV columns: ``series_id,method,steady_index,change_points,runtime_ms``; ``steady_index`` is -1 for
 "never steady" (blank for change-point detectors) and ``change_points`` is ``;``-separated.
+``--preset NAME`` starts every selected method from its named parameter set (``segview methods
+NAME``; ``--param`` overrides it). ``--cp-index tcpdbench`` writes change points as TCPDBench reports
+them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1``.
 Exit codes: 0 all series done, 1 some files or series failed (the others are written), 2 usage or
 input error.
 """
@@ -18,7 +21,7 @@ from ..core import registry
 from ..core.errors import ParameterError
 from ..core.evaluation.batch import MethodSpec, run_batch
 from ..core.io import load
-from ..core.io.detections import detection_row, format_csv
+from ..core.io.detections import CP_INDEX, convert_cps, detection_row, format_csv
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
@@ -37,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="detector parameter (repeatable); applies to every selected method that "
                         "declares it")
     add_preset_option(p)
+    p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
+                   help="change-point numbers written: segview = first sample of the new segment "
+                        "(default); tcpdbench = TCPDBench's reported location, the last sample "
+                        "before the change (cp - 1, kept when 1 <= cp - 1 < n - 1)")
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
@@ -116,11 +123,15 @@ def run(args: argparse.Namespace) -> int:
                           executor=args.scheduler, workers=args.jobs or os.cpu_count() or 1,
                           progress=progress, cache_dir=args.cache)
     rows, entries = [], []
+    lengths = {s.id: len(s) for s in dataset}
     for row in batch:
         if row["error"]:
             print(f"segview: {row['series_id']}, {row['method']}: {row['error']}", file=sys.stderr)
             failures += 1
             continue
+        if args.cp_index != "segview":
+            row = {**row, "change_points": convert_cps(row["change_points"],
+                                                       lengths[row["series_id"]], args.cp_index)}
         rows.append(result_row(row, specs_by_name[row["method"]]))
         entries.append(json_entry(row))
     text = format_rows(rows, args.format, entries)

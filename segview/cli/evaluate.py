@@ -1,10 +1,21 @@
-"""``segview evaluate --truth GT.csv PRED.csv... [--format text|json|csv] [--out FILE] [--plots DIR]``.
+"""``segview evaluate [--truth GT.csv] [--cp-truth annotations.json] PRED.csv... [--format text|json|csv]``.
 
-Truth columns ``series_id,steady,reference_index,clustered`` (a ``labels.csv`` with ``jagt_index``,
-``jagt_clustered`` works too). Predictions are ``segview detect`` CSVs; several methods may share a
-file. With ``--method NAME --series PATH`` detectors are also run here, through the batch engine
-(cached; ``--scheduler ADDRESS`` for Dask). ``--cp-truth annotations.json`` adds the TCPD F1 and
-cover metrics for change-point methods (cover needs ``--series`` for the lengths).
+Onsets: truth columns ``series_id,steady,reference_index,clustered`` (a ``labels.csv`` with
+``jagt_index``, ``jagt_clustered`` works too). Predictions are ``segview detect`` CSVs; several
+methods may share a file. With ``--method NAME --series PATH`` detectors are also run here, through
+the batch engine (cached; ``--scheduler ADDRESS`` for Dask; ``--preset NAME``).
+
+Change points: ``--cp-truth annotations.json`` ({series: {annotator: [cp, ...]}}, TCPD's layout)
+scores every method's change points with TCPDBench's F1 (``--margin``, default 5) and covering metric,
+computed exactly as TCPDBench computes them, one row per series and method, then means that say how
+many series they are over. Without ``--truth`` only change points are scored. Cover needs the series
+lengths: ``--series PATH`` (series that fail to load are named on stderr and the exit code is 1, as
+in ``detect``). The numbers are compared as written; ``--cp-index tcpdbench`` first turns segview
+change points into TCPDBench's reported locations (cp - 1, kept when 1 <= cp - 1 < n - 1): use it
+here or on ``detect``, not both. TCPDBench's published default experiment is reproduced by
+
+    segview detect DATASETS --method binseg,pelt,zero --preset tcpdbench --cp-index tcpdbench -o p.csv
+    segview evaluate --cp-truth annotations.json p.csv --series DATASETS
 """
 from __future__ import annotations
 
@@ -16,10 +27,11 @@ from typing import Any
 from ..core.errors import InputError, ParameterError
 from ..core.evaluation import report as rep
 from ..core.evaluation.batch import MethodSpec, run_batch
-from ..core.evaluation.evaluate import evaluate_change_points, evaluate_onsets
+from ..core.evaluation.evaluate import evaluate_onsets, score_change_points
 from ..core.evaluation.tables import Predictions, read_cp_truth, read_predictions, read_truth
 from ..core.diskmemo import user_cache_dir
 from ..core.io import load
+from ..core.io.detections import CP_INDEX, convert_cps
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
@@ -57,7 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("evaluate", help="compare detector outputs with a ground truth",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("predictions", nargs="*", metavar="PRED.csv", help="segview detect CSV files")
-    p.add_argument("--truth", required=True, metavar="GT.csv", help="ground-truth table")
+    p.add_argument("--truth", metavar="GT.csv",
+                   help="onset ground-truth table (optional with --cp-truth)")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to DIR")
@@ -75,11 +88,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cp-truth", metavar="FILE.json",
                    help="multi-annotator change points {series_id: {annotator: [cp, ...]}}")
     p.add_argument("--margin", type=int, default=5, help="F1 margin in samples (default 5)")
+    p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
+                   help="segview: score change points as written (default); tcpdbench: convert "
+                        "segview change points to TCPDBench's reported locations first (cp - 1, "
+                        "1 <= cp - 1 < n - 1; needs --series)")
     add_batch_options(p)
     p.set_defaults(func=run)
 
 
-def _run_detectors(args: argparse.Namespace, series: list, pred: Predictions) -> None:
+def _run_detectors(args: argparse.Namespace, series: list, pred: Predictions) -> int:
+    """Run the ``--method`` detectors into ``pred``; returns the number of failed runs."""
     raw = parse_param_args(args.param)
     specs = []
     for chunk in args.method:
@@ -91,9 +109,11 @@ def _run_detectors(args: argparse.Namespace, series: list, pred: Predictions) ->
     for key in raw:
         if key not in used:
             raise ParameterError(key, "no selected --method has this parameter")
+    failures = 0
     for row in run_with_bar(series, specs, args, "evaluate"):
         if row["error"]:
             print(f"segview: {row['series_id']}, {row['method']}: {row['error']}", file=sys.stderr)
+            failures += 1
             continue
         m = row["method"]
         if m not in pred.order:
@@ -101,33 +121,81 @@ def _run_detectors(args: argparse.Namespace, series: list, pred: Predictions) ->
         if specs[row["spec_index"]].spec.produces == "onset":
             pred.onsets.setdefault(m, {})[row["series_id"]] = row["steady_index"]
         pred.change_points.setdefault(m, {})[row["series_id"]] = row["change_points"]
+    return failures
 
 
-def run(args: argparse.Namespace) -> int:
-    truth = read_truth(args.truth)
-    pred = read_predictions(args.predictions)
-    series = list(load(args.series)) if args.series else []
-    if args.method:
-        if not series:
-            raise ParameterError("series", "--method needs --series PATH to run the detector on")
-        _run_detectors(args, series, pred)
-    if not pred.order:
-        raise InputError("predictions", "give prediction CSV files or --method with --series")
-    methods = ([m.strip() for m in args.methods.split(",") if m.strip()] if args.methods
-               else pred.onset_methods)
-    if not methods:
-        raise InputError("predictions", "no onset predictions (steady_index) to evaluate")
-    report = evaluate_onsets(truth, pred.onsets, methods, mode=args.scoring)
-    if args.cp_truth:
-        lengths = {s.id: len(s) for s in series} or None
-        report.tcpd = evaluate_change_points(read_cp_truth(args.cp_truth), pred.change_points,
-                                             lengths, margin=args.margin)
-    text = {"text": rep.format_text, "json": rep.format_json, "csv": rep.format_csv}[args.format](
-        report)
+def _cp_predictions(args: argparse.Namespace, pred: Predictions,
+                    lengths: dict[str, int] | None) -> dict[str, dict[str, list[int]]]:
+    if args.cp_index == "segview":
+        return pred.change_points
+    if not lengths:
+        raise ParameterError("cp-index", f"--cp-index {args.cp_index} needs --series PATH for the "
+                                         "series lengths")
+    return {m: {sid: convert_cps(cps, lengths[sid], args.cp_index)
+                for sid, cps in per.items() if sid in lengths}
+            for m, per in pred.change_points.items()}
+
+
+def _write(args: argparse.Namespace, text: str) -> None:
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.truth and not args.cp_truth:
+        raise ParameterError("truth", "give --truth GT.csv (onsets), --cp-truth FILE.json (change "
+                                      "points), or both")
+    truth = read_truth(args.truth) if args.truth else None
+    cp_truth = read_cp_truth(args.cp_truth) if args.cp_truth else None
+    pred = read_predictions(args.predictions)
+    failures = 0
+    series: list = []
+    if args.series:
+        dataset = load(args.series)
+        for problem in dataset.problems:
+            print(f"segview: skipped {problem}", file=sys.stderr)
+            failures += 1
+        series = list(dataset)
+    if args.method:
+        if not series:
+            raise ParameterError("series", "--method needs --series PATH to run the detector on")
+        failures += _run_detectors(args, series, pred)
+    if not pred.order:
+        raise InputError("predictions", "give prediction CSV files or --method with --series")
+    chosen = ([m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else None)
+    lengths = {s.id: len(s) for s in series} or None
+    cp_rows: list = []
+    cp_summary: dict = {}
+    if cp_truth is not None:
+        cp_pred = _cp_predictions(args, pred, lengths)
+        cp_rows, cp_summary = score_change_points(
+            cp_truth, cp_pred, lengths, margin=args.margin,
+            methods=chosen if truth is None and chosen else None)
+        if truth is None and not cp_rows:
+            raise InputError("predictions", "no prediction for any series in "
+                                            f"{args.cp_truth}")
+    if truth is None:
+        text = {"text": lambda: rep.format_cp_text(cp_rows, cp_summary),
+                "json": lambda: rep.format_cp_json(cp_rows, cp_summary, args.cp_index),
+                "csv": lambda: rep.format_cp_csv(cp_rows, cp_summary)}[args.format]()
+        _write(args, text)
+        return 1 if failures else 0
+    methods = chosen or pred.onset_methods
+    if not methods:
+        raise InputError("predictions", "no onset predictions (steady_index) to evaluate")
+    report = evaluate_onsets(truth, pred.onsets, methods, mode=args.scoring)
+    if cp_summary:
+        report.tcpd = {m: {k: float(v) for k, v in s.items()
+                           if isinstance(v, (int, float)) and not (k == "n_cover" and not v)}
+                       for m, s in cp_summary.items()}
+        report.tcpd_series = cp_rows
+    text = {"text": rep.format_text, "json": rep.format_json, "csv": rep.format_csv}[args.format](
+        report)
+    if args.format == "text" and cp_rows:
+        text += "\n" + rep.format_cp_text(cp_rows, cp_summary)
+    _write(args, text)
     if args.plots:
         rep.write_plots(report, args.plots)
-    return 0
+    return 1 if failures else 0

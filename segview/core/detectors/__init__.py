@@ -7,4 +7,5 @@ from . import binseg  # noqa: F401
 from . import fisher  # noqa: F401
 from . import nrss  # noqa: F401
 from . import autoparm  # noqa: F401
+from . import zero  # noqa: F401
 from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)

@@ -38,6 +38,7 @@ class EvaluationReport:
     method_agreements: int
     n_series: int
     tcpd: dict[str, dict[str, float]] = field(default_factory=dict)
+    tcpd_series: list[dict[str, Any]] = field(default_factory=list)
 
     def method_row(self, name: str) -> dict[str, Any]:
         c, e = self.counts[name], self.errors[name]
@@ -57,6 +58,7 @@ class EvaluationReport:
             "details": {m: {**as_dict(self.counts[m]), **as_dict(self.errors[m])}
                         for m in self.methods},
             "tcpd": self.tcpd,
+            "tcpd_series": self.tcpd_series,
         }
 
 
@@ -105,32 +107,67 @@ def evaluate_onsets(truth: Mapping[str, TruthRow], predictions: Mapping[str, Ons
                             n_series=len(truth))
 
 
+#: Columns of the per-series change-point rows (``segview evaluate --cp-truth``).
+CP_ROW_KEYS = ("series_id", "method", "n_obs", "n_annotators", "n_predicted", "f1", "precision",
+               "recall", "cover")
+
+
+def score_change_points(cp_truth: Mapping[str, Mapping[str, Sequence[int]]],
+                        cp_predictions: Mapping[str, Mapping[str, Sequence[int]]],
+                        lengths: Mapping[str, int] | None = None, margin: int = 5,
+                        methods: Sequence[str] | None = None
+                        ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """TCPD F1 (with ``margin``) and cover of every (method, annotated series) pair.
+
+    Returns:
+        ``(rows, summary)``: one row per method and series that is both annotated and predicted
+        (keys :data:`CP_ROW_KEYS`; ``cover`` and ``n_obs`` are None without a length), in method
+        order, then annotation order; ``summary[method]`` holds the means and how many series each
+        is over: ``n_series`` (F1, precision, recall), ``n_cover`` (cover), and ``missing`` (the
+        annotated series the method has no prediction for).
+    """
+    rows: list[dict[str, Any]] = []
+    summary: dict[str, dict[str, Any]] = {}
+    for method in (methods if methods is not None else list(cp_predictions)):
+        per_series = cp_predictions.get(method, {})
+        ids = [s for s in cp_truth if s in per_series]
+        if not ids:
+            continue
+        mine = []
+        for sid in ids:
+            pred = list(per_series[sid])
+            f, p, r = f_measure(cp_truth[sid], pred, margin=margin)
+            n = int(lengths[sid]) if lengths is not None and sid in lengths else None
+            mine.append({"series_id": sid, "method": method, "n_obs": n,
+                         "n_annotators": len(cp_truth[sid]), "n_predicted": len(set(pred)),
+                         "f1": f, "precision": p, "recall": r,
+                         "cover": None if n is None else covering(cp_truth[sid], pred, n)})
+        covs = [row["cover"] for row in mine if row["cover"] is not None]
+        summary[method] = {
+            "n_series": len(mine), "f1": sum(r["f1"] for r in mine) / len(mine),
+            "precision": sum(r["precision"] for r in mine) / len(mine),
+            "recall": sum(r["recall"] for r in mine) / len(mine),
+            "cover": sum(covs) / len(covs) if covs else None, "n_cover": len(covs),
+            "missing": [s for s in cp_truth if s not in per_series], "margin": margin}
+        rows += mine
+    return rows, summary
+
+
 def evaluate_change_points(cp_truth: Mapping[str, Mapping[str, Sequence[int]]],
                            cp_predictions: Mapping[str, Mapping[str, Sequence[int]]],
                            lengths: Mapping[str, int] | None = None,
                            margin: int = 5) -> dict[str, dict[str, float]]:
-    """Mean TCPD F1 (with ``margin``) and cover per method over the annotated series it predicted.
+    """Mean TCPD F1 (with ``margin``) and cover per method over the annotated series it predicted
+    (:func:`score_change_points` has the per-series rows).
 
     Cover needs series lengths; without ``lengths`` only F1, precision and recall are given.
     """
     out: dict[str, dict[str, float]] = {}
-    for method, per_series in cp_predictions.items():
-        ids = [s for s in cp_truth if s in per_series]
-        if not ids:
-            continue
-        f1s, ps, rs, covs = [], [], [], []
-        for sid in ids:
-            f, p, r = f_measure(cp_truth[sid], per_series[sid], margin=margin)
-            f1s.append(f)
-            ps.append(p)
-            rs.append(r)
-            if lengths is not None and sid in lengths:
-                covs.append(covering(cp_truth[sid], per_series[sid], int(lengths[sid])))
-        row = {"n_series": float(len(ids)), "f1": sum(f1s) / len(ids),
-               "precision": sum(ps) / len(ids), "recall": sum(rs) / len(ids),
-               "margin": float(margin)}
-        if covs:
-            row["cover"] = sum(covs) / len(covs)
-            row["n_cover"] = float(len(covs))
+    for method, sm in score_change_points(cp_truth, cp_predictions, lengths, margin)[1].items():
+        row = {"n_series": float(sm["n_series"]), "f1": sm["f1"], "precision": sm["precision"],
+               "recall": sm["recall"], "margin": float(margin)}
+        if sm["n_cover"]:
+            row["cover"] = sm["cover"]
+            row["n_cover"] = float(sm["n_cover"])
         out[method] = row
     return out

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .evaluate import METHOD_KEYS, EvaluationReport
+from .evaluate import CP_ROW_KEYS, METHOD_KEYS, EvaluationReport
 
 _LABELS = {
     "agreement": "agreement", "true_positive": "true positive (steady)",
@@ -189,3 +189,67 @@ def write_plots(report: EvaluationReport, directory: str | Path) -> list[Path]:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+# ------------------------------------------------------------------ change points alone (TCPD)
+
+CP_CSV_COLUMNS = ("row", *CP_ROW_KEYS, "n_series", "n_cover")
+
+
+def cp_json_dict(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]],
+                 cp_index: str = "segview") -> dict[str, Any]:
+    """``{"series": per-series rows, "methods": {method: means with their counts}, ...}``."""
+    return {"series": rows, "methods": summary, "cp_index": cp_index,
+            "metrics": "TCPDBench F1 (margin, set-order matching, (1/K)*sum recall) and cover"}
+
+
+def format_cp_json(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]],
+                   cp_index: str = "segview") -> str:
+    return json.dumps(_clean(cp_json_dict(rows, summary, cp_index)), indent=1) + "\n"
+
+
+def format_cp_csv(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]]) -> str:
+    """Per-series rows (``row=series``), then one ``row=mean`` line per method whose ``n_series``
+    and ``n_cover`` say how many series the means are over. Floats are written in full (repr)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CP_CSV_COLUMNS, lineterminator="\n",
+                       extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({"row": "series", **{k: ("" if v is None else v) for k, v in r.items()}})
+    for m, s in summary.items():
+        w.writerow({"row": "mean", "series_id": "", "method": m, "f1": s["f1"],
+                    "precision": s["precision"], "recall": s["recall"],
+                    "cover": "" if s["cover"] is None else s["cover"],
+                    "n_series": s["n_series"], "n_cover": s["n_cover"]})
+    return buf.getvalue()
+
+
+def format_cp_text(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]]) -> str:
+    """Per-series table, then each method's means with the number of series behind each."""
+    if not rows:
+        return "no annotated series has a prediction\n"
+    margin = next(iter(summary.values()))["margin"]
+    lines = [f"change points, TCPD metrics (F1 with margin {margin}, cover)",
+             f"{'series':24s}{'method':12s}{'n':>7s}{'annot.':>7s}{'pred.':>7s}{'F1':>10s}"
+             f"{'P':>10s}{'R':>10s}{'cover':>10s}"]
+
+    def f(v: Any) -> str:
+        return "-" if v is None else f"{v:.6f}"
+
+    for r in rows:
+        lines.append(f"{r['series_id'][:23]:24s}{r['method'][:11]:12s}"
+                     f"{'-' if r['n_obs'] is None else r['n_obs']:>7}{r['n_annotators']:>7d}"
+                     f"{r['n_predicted']:>7d}{f(r['f1']):>10s}{f(r['precision']):>10s}"
+                     f"{f(r['recall']):>10s}{f(r['cover']):>10s}")
+    lines.append("")
+    for m, s in summary.items():
+        text = (f"{m}: mean F1 {s['f1']:.6f} (P {s['precision']:.6f}, R {s['recall']:.6f}) over "
+                f"{s['n_series']} series")
+        text += (f"; mean cover {s['cover']:.6f} over {s['n_cover']} series" if s["n_cover"]
+                 else "; cover needs the series lengths (--series)")
+        if s["missing"]:
+            text += (f"; {len(s['missing'])} annotated series not predicted: "
+                     + ", ".join(s["missing"]))
+        lines.append(text)
+    return "\n".join(lines) + "\n"

@@ -1,10 +1,30 @@
 """Change-point metrics of the Turing Change Point Dataset benchmark (van den Burg & Williams, "An
 Evaluation of Change Point Detection Algorithms", 2020): F1 with a margin and segmentation covering,
-both against several annotators.
+both against several annotators, computed the way TCPDBench computes them, to the last bit.
 
-Index convention: change points are 0-based indices of the first sample of a new segment (segview's
-convention). As in the benchmark, index 0 is added to every annotator's set and to the predictions, so
-"no change" annotations and predictions still score one true positive for the series start.
+Index convention: the metrics compare numbers as given; the predictions must use the annotations'
+convention. TCPDBench scores its R methods' *reported locations* (the last sample before a change,
+segview's change point - 1, kept when ``1 <= location < n - 1``) against the annotations as they are;
+:func:`segview.core.io.detections.to_tcpdbench` converts segview change points to those locations.
+As in the benchmark, index 0 is added to every annotator's set and to the predictions, so "no change"
+annotations and predictions still score one true positive for the series start.
+
+Two details of TCPDBench change the result and are reproduced on purpose:
+
+* **Set-iteration order.** The benchmark builds Python sets (each annotator's points, the
+  predictions, the union of all annotators' points) and matches true points to predictions in the
+  order the true-point set iterates: CPython's order for small integers is by value modulo the
+  table size (with probing on collisions), not ascending. When two true points are within the margin
+  of one prediction, the one visited first takes it, so the order can change the F1. The sets here are
+  built from the same sequences in the same order (annotators in file order, each annotator's list in
+  file order, predictions in the order given, 0 added last), so they iterate identically.
+* **Recall** is ``(1 / K) * sum(recall_k)`` (a multiplication by the rounded 1/K, summed in annotator
+  order), which differs in the last bits from ``sum / K``. Precision is
+  ``|TP(union of annotators)| / |predictions|``; ``F = P R / (alpha R + (1 - alpha) P)``.
+
+Cover: for each annotator, ``(1/n) sum over the annotator's segments A of |A| * max_{A'} J(A, A')``
+over the predicted segments A' (J the Jaccard index ``|A n A'| / |A u A'|``), accumulated in segment
+order and divided by n at the end; the mean over annotators is ``sum / K``.
 """
 from __future__ import annotations
 
@@ -15,13 +35,20 @@ from ..errors import InputError
 Annotations = Mapping[str, Iterable[int]]
 
 
-def _points(cps: Iterable[int], what: str, n_obs: int | None = None) -> set[int]:
-    out = {0}
+def _checked(cps: Iterable[int], what: str, n_obs: int | None = None) -> list[int]:
+    out = []
     for c in cps:
         c = int(c)
         if c < 0 or (n_obs is not None and c >= n_obs):
             raise InputError(what, f"change point {c} outside [0, {n_obs})")
-        out.add(c)
+        out.append(c)
+    return out
+
+
+def _points(cps: Iterable[int], what: str, n_obs: int | None = None) -> set[int]:
+    """``set(cps)`` with 0 added last (TCPDBench's construction, hence its iteration order)."""
+    out = set(_checked(cps, what, n_obs))
+    out.add(0)
     return out
 
 
@@ -31,38 +58,37 @@ def _check(annotations: Annotations) -> None:
 
 
 def true_positives(truth: Iterable[int], predicted: Iterable[int], margin: int = 5) -> set[int]:
-    """Truth points matched by a distinct prediction within ``margin`` (nearest first).
+    """Truth points matched by a distinct prediction within ``margin``.
 
-    Each prediction matches at most one truth point; truth points are visited in ascending order and
-    take the closest unused prediction (the smaller index on ties).
+    Truth points are visited in the iteration order of ``truth`` (pass a set to get TCPDBench's);
+    each takes the closest prediction not used yet (the smaller index on equal distance).
     """
-    free = sorted(set(int(x) for x in predicted))
+    free = set(list(predicted))
     hits: set[int] = set()
-    for tau in sorted(set(int(t) for t in truth)):
+    for tau in truth:
         near = [(abs(tau - x), x) for x in free if abs(tau - x) <= margin]
         if near:
-            _, best = min(near)
-            free.remove(best)
+            free.remove(min(near)[1])
             hits.add(tau)
     return hits
 
 
 def f_measure(annotations: Annotations, predictions: Iterable[int], margin: int = 5,
               alpha: float = 0.5) -> tuple[float, float, float]:
-    """TCPD F-measure of predictions against several annotators.
-
-    Precision uses the union of all annotations; recall is the mean over annotators of the share of
-    their points found. ``F = P·R / (α·R + (1-α)·P)`` (``α = 0.5`` gives the harmonic mean).
+    """TCPD F-measure of predictions against several annotators (module docstring).
 
     Returns:
         (F, precision, recall).
     """
     _check(annotations)
+    per = [_points(v, f"annotator {k}") for k, v in annotations.items()]
     pred = _points(predictions, "predictions")
-    sets = {k: _points(v, f"annotator {k}") for k, v in annotations.items()}
-    union: set[int] = set().union(*sets.values())
+    union: set[int] = set()
+    for s in per:
+        for tau in s:
+            union.add(tau)
     precision = len(true_positives(union, pred, margin)) / len(pred)
-    recall = sum(len(true_positives(s, pred, margin)) / len(s) for s in sets.values()) / len(sets)
+    recall = 1 / len(per) * sum(len(true_positives(s, pred, margin)) / len(s) for s in per)
     if precision == 0 and recall == 0:
         return 0.0, precision, recall
     f = precision * recall / (alpha * recall + (1 - alpha) * precision)

@@ -3,6 +3,12 @@
 Columns ``series_id,method,steady_index,change_points,runtime_ms``: ``steady_index`` is -1 for
 "never steady" (blank for change-point detectors) and ``change_points`` is ``;``-separated. Both
 front ends write through here so their files compare line by line.
+
+Change-point index conventions (:data:`CP_INDEX`): ``segview`` (default) writes the 0-based index of
+the first sample of each new segment (R ``cpts()``, ruptures). ``tcpdbench`` writes what TCPDBench
+reports and scores for its R methods: the 0-based index of the *last sample before* the change
+(``cp - 1``), keeping only ``1 <= cp - 1 < n - 1`` (its ``clean_cps``: 0 and n - 1 are dropped,
+duplicates removed, sorted). :func:`to_tcpdbench` and :func:`from_tcpdbench` convert.
 """
 from __future__ import annotations
 
@@ -12,6 +18,27 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms")
+#: Names of the change-point index conventions (module docstring).
+CP_INDEX = ("segview", "tcpdbench")
+
+
+def to_tcpdbench(change_points: Iterable[int], n_obs: int) -> list[int]:
+    """segview change points -> TCPDBench's reported locations (``cp - 1``, ``1 <= . < n - 1``)."""
+    return sorted({int(c) - 1 for c in change_points if 1 <= int(c) - 1 < n_obs - 1})
+
+
+def from_tcpdbench(locations: Iterable[int]) -> list[int]:
+    """TCPDBench locations (last sample before a change) -> segview change points (``loc + 1``)."""
+    return sorted({int(c) + 1 for c in locations})
+
+
+def convert_cps(change_points: Iterable[int], n_obs: int, cp_index: str) -> list[int]:
+    """Change points written in convention ``cp_index`` (one of :data:`CP_INDEX`)."""
+    if cp_index == "segview":
+        return [int(c) for c in change_points]
+    if cp_index == "tcpdbench":
+        return to_tcpdbench(change_points, n_obs)
+    raise ValueError(f"unknown change-point index convention {cp_index!r}")
 
 
 def detection_row(series_id: str, method: str, produces: str, steady_start: int | None,
