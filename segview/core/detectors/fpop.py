@@ -1,0 +1,83 @@
+"""FPOP search for the exact L2 optimum (``op``/``pelt`` with ``search="fpop"``, chosen by ``auto``).
+
+Functional pruning optimal partitioning (Maidstone, Hocking, Rigaill & Fearnhead 2017): the same
+optimum as OP and PELT, with candidates pruned by the intervals of segment means where they can still
+win. The kernel is :mod:`._fpop_kernels`; it returns bitwise the ``F`` and ``last`` arrays of ``op``
+(same prefix sums, same cost formula, same tie rule), so the change points, ``optimal_cost`` and
+``last`` statistics of ``op``/``pelt`` do not depend on the search. Memory: ``F`` and ``last``
+(16 bytes a sample) plus the surviving candidates; no prefix-sum arrays.
+
+Supported: ``cost="l2"``, ``min_size`` 1, any penalty but ``mbic`` (its ``ln(segment length)``
+term is not a function of the mean), one thread. ``search="auto"`` uses FPOP exactly then and the
+dynamic programme otherwise; ``search="fpop"`` outside that raises :class:`ParameterError`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..context import NULL_CONTEXT, RunContext
+from ..errors import ParameterError
+from . import _costs
+from ._fpop_kernels import EPS_REL, fpop_l2_advance, fpop_state
+
+SEARCHES: tuple[str, ...] = ("auto", "dp", "fpop")
+_STEPS_PER_CALL = 1 << 20
+
+
+def fpop_refusal(cost: str, min_size: int | None, penalty: float | str, threads: int = 1
+                 ) -> str | None:
+    """Why FPOP cannot run this configuration, or None when it can."""
+    if cost != "l2":
+        return f"FPOP supports the l2 cost only, got {cost!r}"
+    if min_size not in (None, 1):
+        return f"FPOP supports min_size=1 only, got {min_size} (use search='dp')"
+    if isinstance(penalty, str) and penalty.strip().lower() == "mbic":
+        return "FPOP cannot use the mbic penalty (its ln(segment length) term)"
+    if threads > 1:
+        return "FPOP runs on one thread; threads > 1 needs search='dp'"
+    return None
+
+
+def use_fpop(search: str, cost: str, min_size: int | None, penalty: float | str, threads: int,
+             method: str) -> bool:
+    """Resolve ``search``: True to run FPOP. Raises ParameterError for an impossible ``fpop``."""
+    if search not in SEARCHES:
+        raise ParameterError("search", f"{search!r} is not one of {', '.join(SEARCHES)}", method)
+    if search == "dp":
+        return False
+    why = fpop_refusal(cost, min_size, penalty, threads)
+    if why is not None and search == "fpop":
+        raise ParameterError("search", why, method)
+    return why is None
+
+
+def fpop_l2(y: NDArray[np.float64], beta: float, tie_last: bool = False,
+            ctx: RunContext = NULL_CONTEXT, eps_rel: float = EPS_REL
+            ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """``(F, last)`` of the exact L2 segmentation with penalty ``beta`` and min_size 1.
+
+    Bitwise equal to ``optimal_partition(y, "l2", beta, 1)``'s ``F`` and ``last`` (``tie="last"``
+    when ``tie_last``). ``y`` must be finite float64.
+    """
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    n = y.size
+    centre = float(y.mean()) if n else 0.0
+    lo = float(y.min()) - centre if n else 0.0
+    hi = float(y.max()) - centre if n else 0.0
+    pad = 1e-9 * max(abs(lo), abs(hi), 1e-300)
+    F = np.empty(n + 1)
+    last = np.empty(n + 1, dtype=np.int64)
+    F[0] = -beta
+    last[0] = -1
+    *arrays, scal, cnt = fpop_state()
+    t = 1
+    while t <= n:
+        ctx.check()
+        t_to = min(n + 1, t + _STEPS_PER_CALL)
+        arrays = fpop_l2_advance(y, centre, float(beta), bool(tie_last), float(eps_rel), lo - pad,
+                                 hi + pad, F, last, t, t_to, *arrays, scal, cnt)
+        t = t_to
+        ctx.progress(t / (n + 1))
+    return F, last
+
