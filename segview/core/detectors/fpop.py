@@ -18,11 +18,20 @@ from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
+from ..params import ParamSpec
 from . import _costs
 from ._fpop_kernels import EPS_REL, fpop_l2_advance, fpop_state
 
 SEARCHES: tuple[str, ...] = ("auto", "dp", "fpop")
 _STEPS_PER_CALL = 1 << 20
+
+#: The ``search`` parameter of ``op`` and ``pelt``.
+SEARCH_PARAM = ParamSpec(
+    "search", "str", "auto", choices=SEARCHES,
+    help="How the exact optimum is searched (the result is the same): auto runs FPOP (functional "
+         "pruning, Maidstone et al. 2017; near-linear even with few changes) for the l2 cost with "
+         "min_size 1, one thread and a penalty other than mbic, else the dynamic programme; dp "
+         "always runs the detector's own dynamic programme (OP or PELT); fpop requires FPOP.")
 
 
 def fpop_refusal(cost: str, min_size: int | None, penalty: float | str, threads: int = 1

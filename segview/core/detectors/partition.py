@@ -31,6 +31,7 @@ from ..params import ParamSpec, Params, Preset
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult
 from . import _costs
+from .fpop import SEARCH_PARAM, fpop_l2, use_fpop
 from ._partition_kernels import backtrack, op_advance, op_parallel_advance, pelt_advance
 from ._scale import SCALE_MODES, scale_values
 
@@ -51,6 +52,7 @@ class Partition:
         beta: the penalty used.
         mbic: whether ``ln(segment length)`` was added to each segment's cost.
         threads: threads actually used.
+        search: ``"dp"`` (OP or PELT dynamic programme) or ``"fpop"`` (:mod:`.fpop`).
     """
 
     change_points: NDArray[np.int64]
@@ -59,6 +61,7 @@ class Partition:
     beta: float
     mbic: bool
     threads: int = 1
+    search: str = "dp"
 
 
 def auto_min_size(cost: str, min_size: int | None) -> int:
@@ -71,7 +74,8 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
                       schedule: str = "static", block: int | None = None, tie: str = "first",
                       var_offset: float = 0.0, penalty_scale: float = 1.0,
                       sums: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
-                      ctx: RunContext = NULL_CONTEXT, method: str = "op") -> Partition:
+                      ctx: RunContext = NULL_CONTEXT, method: str = "op",
+                      search: str = "dp") -> Partition:
     """Exact penalised segmentation of ``y`` by OP (``pruning=False``) or PELT (``pruning=True``).
 
     Args:
@@ -91,6 +95,8 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
             (e.g. R-style sums from CP-SSD's emulation, with ``cost="normal_r"``).
         ctx: cancellation and progress.
         method: detector name used in error messages.
+        search: ``"dp"``, ``"fpop"`` or ``"auto"`` (FPOP where it applies, :func:`.fpop.use_fpop`);
+            FPOP returns bitwise the same ``F`` and ``last``.
 
     Raises:
         ParameterError: bad cost, min_size, penalty or schedule.
@@ -108,6 +114,11 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     block = int(block) if block else min(max(n // 16, 256), 4096)
     beta, mbic = _costs.resolve_penalty(penalty, n, cost)
     beta *= penalty_scale
+    if sums is None and use_fpop(search, cost, min_size if min_size is None else m, penalty,
+                                 threads, method):
+        F, last = fpop_l2(y, beta, tie == "last", ctx)
+        ctx.progress(1.0, method)
+        return Partition(backtrack(last, n), F, last, beta, mbic, 1, "fpop")
     S, Q = _costs.prefix_sums(y) if sums is None else (np.ascontiguousarray(sums[0], np.float64),
                                                         np.ascontiguousarray(sums[1], np.float64))
     F = np.empty(n + 1)
@@ -177,6 +188,7 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
     std = part.F[1:].copy()
     optimal = fpop_costs(y, part.F, part.beta) if params["cost"] == "l2" else std
     stats = {
+        "search": part.search,
         "optimal_cost": optimal,
         "optimal_cost_std": std,
         "penalized_cost": float(part.F[n]),
@@ -243,7 +255,7 @@ def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Det
     part = optimal_partition(y, params["cost"], params["penalty"], params["min_size"],
                              threads=threads, schedule=params["schedule"], block=params["block"],
                              tie=params["tie"], var_offset=params["var_offset"],
-                             penalty_scale=scale, ctx=ctx, method="op")
+                             penalty_scale=scale, ctx=ctx, method="op", search=params["search"])
     return _result("op", y, params, part, notes)
 
 
@@ -252,7 +264,8 @@ def _run_pelt_detector(values: NDArray[np.float64], params: Params,
     y, scale, notes = prepare_values(values, params)
     part = optimal_partition(y, params["cost"], params["penalty"], params["min_size"],
                              pruning=True, tie=params["tie"], var_offset=params["var_offset"],
-                             penalty_scale=scale, ctx=ctx, method="pelt")
+                             penalty_scale=scale, ctx=ctx, method="pelt",
+                             search=params["search"])
     return _result("pelt", y, params, part, notes)
 
 
@@ -326,6 +339,7 @@ OP = register(DetectorSpec(
         ParamSpec("block", "int", None, low=8, high=65536, step=8, optional=True,
                   help="End points per wavefront block of the parallel kernel; automatic means "
                        "n/16 within 256 to 4096."),
+        SEARCH_PARAM,
     ),
     run=_run_op, min_length=_min_length, affine_invariant=False,
     presets=partition_presets(COMMON_PARAMS),
@@ -334,7 +348,8 @@ OP = register(DetectorSpec(
 ))
 
 PELT = register(DetectorSpec(
-    name="pelt", label="PELT", version="1", produces="change_points", params=COMMON_PARAMS,
+    name="pelt", label="PELT", version="1", produces="change_points",
+    params=COMMON_PARAMS + (SEARCH_PARAM,),
     run=_run_pelt_detector, min_length=_min_length, affine_invariant=False,
     presets=partition_presets(COMMON_PARAMS),
     citation="Killick, Fearnhead & Eckley (2012), JASA 107(500):1590-1598",

@@ -1,0 +1,106 @@
+"""FPOP search (issue 14): bitwise the optimum of op's dynamic programme, and the engine choice."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import segview
+from segview.core.context import RunContext
+from segview.core.detectors.fpop import fpop_l2
+from segview.core.detectors.partition import optimal_partition
+from segview.core.errors import Cancelled, ParameterError
+
+# spec partition.md §7.1: R Fpop(1:30, 1) as printed in seed 003, and FPOP's path column
+FPOP_30 = [1, -2.5, -10.5, -26, -50, -85.5, -133.5, -197, -277, -376.5, -496.5, -640, -808,
+           -1003.5, -1227.5, -1483, -1771, -2094.5, -2454.5, -2854, -3294, -3777.5, -4305.5,
+           -4881, -5505, -6180.5, -6908.5, -7692, -8532, -9431.5]
+FPOP_PATH = [-10, -10, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14, 16, 16, 18, 18, 20, 20, 22,
+             22, 24, 24, 26, 26, 28, 28]
+
+
+def _same_as_dp(y: np.ndarray, beta: float, tie: str) -> None:
+    ref = optimal_partition(y, "l2", beta, 1, tie=tie)
+    F, last = fpop_l2(y, beta, tie == "last")
+    assert np.array_equal(F, ref.F), "F differs from op"
+    assert np.array_equal(last, ref.last), "last differs from op"
+
+
+@pytest.mark.parametrize("method", ["op", "pelt"])
+def test_published_fpop_vector_path_and_search_stat(method):
+    res = segview.detect(range(1, 31), method, cost="l2", penalty=1, search="fpop")
+    assert res.stats["search"] == "fpop"
+    assert list(res.stats["optimal_cost"]) == FPOP_30
+    assert list(res.change_points) == list(range(2, 30, 2))
+    res = segview.detect(range(1, 31), method, cost="l2", penalty=1, tie="last", search="fpop")
+    assert [-10 if v == 0 else int(v) for v in res.stats["last"]] == FPOP_PATH
+
+
+values = st.one_of(
+    st.lists(st.integers(-2, 2), min_size=1, max_size=40).map(lambda v: np.array(v, float)),
+    st.lists(st.floats(-5, 5, allow_nan=False, width=16), min_size=1, max_size=40)
+    .map(lambda v: np.round(np.array(v, float) * 4) / 4),
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=40)
+    .map(lambda v: np.array(v, float)),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(y=values, beta=st.sampled_from([0.0, 0.25, 1.0, 2.0, 7.5, 100.0]),
+       tie=st.sampled_from(["first", "last"]),
+       scale=st.sampled_from([1.0, 1e-5, 1e9]), shift=st.sampled_from([0.0, 1e9, -3e-5]))
+def test_bitwise_equal_to_op_ties_integers_quantised(y, beta, tie, scale, shift):
+    _same_as_dp(y * scale + shift, beta, tie)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_equal_to_op_on_piecewise_series_at_jmh_scales(seed):
+    rng = np.random.default_rng(seed)
+    n = 600
+    base = np.repeat(rng.normal(0, 3, 7), 100)[:n] + rng.standard_normal(n)
+    if seed % 2:
+        base[rng.integers(0, n, 12)] += 25.0  # isolated spikes
+    for scale, shift in ((1.0, 0.0), (1e-5, 2e-4), (1e3, 1e9)):
+        y = base * scale + shift
+        for beta in (2 * math.log(n) * scale * scale, 0.5 * scale * scale):
+            _same_as_dp(y, beta, "first")
+
+
+def test_large_equal_to_pelt_with_few_changes():
+    rng = np.random.default_rng(7)
+    n = 20_000
+    y = np.repeat([0.0, 1.0, -0.5, 2.0, 0.0], n // 5) + rng.standard_normal(n)
+    ref = optimal_partition(y, "l2", 2 * math.log(n), 1, pruning=True)
+    F, last = fpop_l2(y, 2 * math.log(n))
+    assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last)
+    assert len(ref.change_points) == 4
+    assert np.all(np.abs(ref.change_points - [4000, 8000, 12000, 16000]) <= 5)
+
+
+def test_auto_picks_fpop_only_where_it_applies():
+    y = np.repeat([0.0, 3.0], 50) + np.random.default_rng(1).standard_normal(100)
+    assert segview.detect(y, "op").stats["search"] == "fpop"
+    assert segview.detect(y, "pelt").stats["search"] == "fpop"
+    assert segview.detect(y, "op", search="dp").stats["search"] == "dp"
+    for extra in ({"min_size": 2}, {"penalty": "mbic"}, {"cost": "normal"}, {"threads": 2}):
+        res = segview.detect(y, "op", **extra)
+        assert res.stats["search"] == "dp", extra
+        assert list(res.change_points) == list(segview.detect(y, "op", search="dp",
+                                                              **extra).change_points)
+
+
+@pytest.mark.parametrize("extra,word", [({"min_size": 3}, "min_size"), ({"penalty": "mbic"}, "mbic"),
+                                        ({"cost": "normal"}, "l2"), ({"threads": 2}, "thread")])
+def test_forced_fpop_outside_its_scope_is_refused_clearly(extra, word):
+    with pytest.raises(ParameterError, match=word):
+        segview.detect(np.arange(20.0), "op", search="fpop", **extra)
+
+
+def test_fpop_is_cancellable():
+    ctx = RunContext()
+    ctx.cancel()
+    with pytest.raises(Cancelled):
+        fpop_l2(np.arange(100.0), 1.0, ctx=ctx)
