@@ -15,12 +15,14 @@ from ...core.annotation.session import Label
 from ...core.errors import RecoverableError
 
 KEYS_HELP = {
-    "steady_state": "S steady · U unsteady · click: onset · ←/→ nudge (Shift ×10) · 1/2/3 confidence"
-                    " · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view"
-                    " · wheel/drag: zoom/pan",
-    "change_points": "click: add change point · drag: move · Delete/right click: remove nearest · "
-                     "E none · 1/2/3 confidence · N/P next/previous · K skip · Ctrl+Z / Ctrl+Shift+Z "
-                     "undo/redo · R reset view",
+    "steady_state": "←/→ cursor (Shift ×10, Ctrl ×100) · Home/End · G type an index · Enter/O onset at"
+                    " cursor (then ←/→ move it) · S steady · U unsteady · click: onset · 1/2/3"
+                    " confidence · N/P next/previous · Ctrl+J go to series · K skip · Ctrl+Z /"
+                    " Ctrl+Shift+Z undo/redo · R reset view · wheel: zoom x · F1 all keys",
+    "change_points": "←/→ cursor (Shift ×10, Ctrl ×100) · Home/End · G type an index · Enter/O change"
+                     " point at cursor · Delete: remove nearest the mouse (else the cursor) · click: add · drag: move ·"
+                     " right click: remove · E none · 1/2/3 confidence · N/P next/previous · Ctrl+J go"
+                     " to series · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view · F1 all keys",
 }
 
 CONFIDENCES = {"1": 1 / 3, "2": 2 / 3, "3": 1.0}  # keys 1..3: low, medium, high

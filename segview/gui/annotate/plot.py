@@ -19,9 +19,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 
+from ..plots.navigation import XZoomViewBox
+from ..plots.overview import PanViewBox
 from ..plots.style import light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
+CURSOR_COLOR = "#6a1b9a"
 ONSET_COLOR = "#0072B2"
 CP_COLOR = "#D55E00"
 STEADY_FILL = (0, 114, 178, 28)
@@ -37,7 +40,7 @@ class AnnotationPlot(pg.PlotWidget):
     cursor_moved = Signal(str)  # readout of the sample under the mouse
 
     def __init__(self, parent: object = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background="w", viewBox=XZoomViewBox())
         light_grid(self.plotItem)
         self.plotItem.setMenuEnabled(False)
         self.plotItem.getViewBox().setMenuEnabled(False)
@@ -71,6 +74,15 @@ class AnnotationPlot(pg.PlotWidget):
                                       brush=pg.mkBrush(ONSET_COLOR))
         self.dot.setZValue(45)
         self.plotItem.addItem(self.dot, ignoreBounds=True)
+        # the keyboard cursor: arrows, Home/End and typed indices move it; Enter acts at it
+        self.cursor = 0
+        self.cursor_line = pg.InfiniteLine(
+            angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
+            label="", labelOpts={"position": 0.06, "color": CURSOR_COLOR,
+                                 "fill": (255, 255, 255, 220), "anchors": [(0, 1), (0, 1)]})
+        self.cursor_line.setZValue(35)
+        self.cursor_line.hide()
+        self.plotItem.addItem(self.cursor_line, ignoreBounds=True)
         self.onset: int | None = None
         self.cp_lines: list[pg.InfiniteLine] = []
         self.overlays: list[pg.GraphicsObject] = []
@@ -88,6 +100,7 @@ class AnnotationPlot(pg.PlotWidget):
         self.plotItem.setLimits(xMin=-0.02 * n, xMax=1.02 * n, minXRange=min(10.0, max(n, 1)))
         self.onset_line.setBounds((0, max(n - 1, 0)))
         self.set_onset(None)
+        self.set_cursor(0, reveal=False)
         self._set_cp_lines(())
         self.clear_overlays()
         self.reset_view()
@@ -124,6 +137,24 @@ class AnnotationPlot(pg.PlotWidget):
 
     def readout(self, index: int) -> str:
         return f"sample {index}  value {self.values[index]:.6g}"
+
+    # ------------------------------------------------------------------ keyboard cursor
+    def set_cursor(self, index: int, reveal: bool = True) -> int:
+        """Put the cursor on sample ``index`` (clipped); with ``reveal`` the view pans to it."""
+        if self.n == 0:
+            self.cursor_line.hide()
+            return 0
+        self.cursor = int(np.clip(index, 0, self.n - 1))
+        self.cursor_line.setValue(self.cursor)
+        self.cursor_line.label.setFormat(f"cursor {self.cursor}")
+        self.cursor_line.show()
+        if reveal:
+            (x0, x1), _ = self.plotItem.getViewBox().viewRange()
+            if not x0 <= self.cursor <= x1:
+                half = 0.5 * (x1 - x0)
+                self.plotItem.setXRange(self.cursor - half, self.cursor + half, padding=0)
+        self.cursor_moved.emit(self.readout(self.cursor))
+        return self.cursor
 
     # ------------------------------------------------------------------ onset
     def set_onset(self, index: int | None) -> None:
@@ -202,15 +233,14 @@ class AnnotationPlot(pg.PlotWidget):
         return True
 
     def remove_nearest(self, x: float | None = None) -> int | None:
-        """Remove the change point nearest to ``x`` (default: the mouse, else the view centre)."""
+        """Remove the change point nearest to ``x`` (default: the mouse, else the keyboard cursor)."""
         cps = self.change_points()
         if not cps:
             return None
         if x is None:
             x = self._cursor_x
         if x is None:
-            (x0, x1), _ = self.plotItem.getViewBox().viewRange()
-            x = 0.5 * (x0 + x1)
+            x = float(self.cursor)  # the keyboard cursor
         victim = min(cps, key=lambda c: abs(c - x))
         rest = tuple(c for c in cps if c != victim)
         self._set_cp_lines(rest)
@@ -279,7 +309,9 @@ class OverviewStrip(pg.PlotWidget):
     """The whole series, small, with the main plot's visible x range as a draggable region."""
 
     def __init__(self, main: AnnotationPlot, parent: object = None) -> None:
-        super().__init__(parent, background="w")
+        vb = PanViewBox(None)  # click or drag anywhere: the main view centres there
+        super().__init__(parent, background="w", viewBox=vb)
+        vb.owner = self
         self.main = main
         self.setFixedHeight(70)
         self.plotItem.hideAxis("bottom")
@@ -304,6 +336,11 @@ class OverviewStrip(pg.PlotWidget):
         self.curve.setData(np.arange(len(values), dtype=np.float64), values, skipFiniteCheck=True)
         self.plotItem.autoRange(padding=0.02)
         self._on_main_range(None, self.main.plotItem.getViewBox().viewRange()[0])
+
+    def center_on(self, x: float) -> None:
+        (lo, hi), _ = self.main.plotItem.getViewBox().viewRange()
+        half = 0.5 * (hi - lo)
+        self.main.plotItem.setXRange(x - half, x + half, padding=0)
 
     def _on_region(self, region: pg.LinearRegionItem) -> None:
         lo, hi = region.getRegion()

@@ -7,10 +7,13 @@ resumes at the series the judge opened last. Other judges' labels and detector o
 in review mode (:mod:`.review`), which is open to adjudicators, to judges who labelled every series,
 and in sessions created without blinding.
 
-Keys: S steady, U unsteady, click = onset on the nearest sample, Left/Right nudge it (Shift: 10),
-N / PageDown next, P / PageUp previous, K skip (comes back later), Ctrl+Z undo, Ctrl+Shift+Z or
-Ctrl+Y redo, R reset the view. Change-point protocol: click adds, drag moves, Delete or right click
-removes the nearest, E = "looked, no change points".
+Keyboard only: a cursor (dashed purple line) moves with Left/Right (Shift: 10, Ctrl: 100 samples),
+Home/End; G types a sample index, Ctrl+J a series id; Enter (or O) sets the onset at the cursor (in
+the change-point protocol: adds a change point there). Once a series has an onset the cursor sits on
+it and the arrows move the onset (each move saved). S steady, U unsteady, click = onset on the
+nearest sample, N / PageDown next, P / PageUp previous, K skip (comes back later), Ctrl+Z undo,
+Ctrl+Shift+Z or Ctrl+Y redo, R reset the view. Change-point protocol: click adds, drag moves, Delete
+(nearest the mouse, else the cursor) or right click removes, E = "looked, no change points".
 """
 from __future__ import annotations
 
@@ -18,10 +21,10 @@ import logging
 from collections.abc import Sequence
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QCompleter, QDockWidget, QHBoxLayout, QLabel,
+                               QLineEdit, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
 from sqlalchemy.exc import SQLAlchemyError
 
 from ...core.annotation.session import AnnotationSession, Item, Judge, Label
@@ -35,6 +38,18 @@ from .plot import AnnotationPlot, OverviewStrip
 log = logging.getLogger(__name__)
 
 __all__ = ["AnnotationWindow", "describe", "run"]
+
+
+class _KeepKeys(QObject):
+    """While the inline entry has focus, every key is its own (no window shortcut fires)."""
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.ShortcutOverride:
+            event.accept()
+        return False
+
+
+CURSOR_STEPS = {"": 1, "Shift+": 10, "Ctrl+": 100}
 
 
 class AnnotationWindow(LabelActions, QMainWindow):
@@ -91,10 +106,26 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self.plot.onset_picked.connect(self.set_onset)
         self.plot.change_points_edited.connect(self.set_change_points)
         self.plot.cursor_moved.connect(lambda text: self.cursor_label.setText(text))
+        self.plot.plotItem.getViewBox().menu_items = self._plot_menu_items
         lay.addWidget(self.plot, 1)
         self.overview = OverviewStrip(self.plot, central)
         self.overview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         lay.addWidget(self.overview)
+        entry_row = QHBoxLayout()
+        self.entry_label = QLabel()
+        self.entry = QLineEdit()
+        self.entry.setMaximumWidth(260)
+        self.entry.setClearButtonEnabled(True)
+        self._keep_keys = _KeepKeys(self)
+        self.entry.installEventFilter(self._keep_keys)
+        self.entry.returnPressed.connect(self._on_entry_return)
+        self.entry.hide()
+        self.entry_label.hide()
+        self._entry_kind = ""
+        entry_row.addWidget(self.entry_label)
+        entry_row.addWidget(self.entry)
+        entry_row.addStretch(1)
+        lay.addLayout(entry_row)
         self.keys = QLabel()
         self.keys.setStyleSheet("color: #555")
         self.keys.setWordWrap(True)
@@ -123,11 +154,18 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self.label_actions = [
             self._act(lab, "&Steady", self.mark_steady, ["S"]),
             self._act(lab, "&Unsteady", self.mark_unsteady, ["U"]),
-            self._act(lab, "Onset one sample &left", lambda: self.nudge(-1), ["Left"]),
-            self._act(lab, "Onset one sample &right", lambda: self.nudge(+1), ["Right"]),
-            self._act(lab, "Onset 10 samples left", lambda: self.nudge(-10), ["Shift+Left"]),
-            self._act(lab, "Onset 10 samples right", lambda: self.nudge(+10), ["Shift+Right"]),
-            self._act(lab, "Remove nearest change point", self.remove_change_point, ["Delete"]),
+            self._act(lab, "Onset (or change point) at the &cursor", self.act_at_cursor,
+                      ["Return", "Enter", "O"]),
+            *[self._act(lab, f"Cursor {step} sample{'s' if step > 1 else ''} "
+                             f"{'left' if sign < 0 else 'right'} (moves a set onset)",
+                        lambda _=False, d=sign * step: self.move_cursor(d),
+                        [f"{mod}{'Left' if sign < 0 else 'Right'}"])
+              for mod, step in CURSOR_STEPS.items() for sign in (-1, 1)],
+            self._act(lab, "Cursor to the first sample", lambda: self.cursor_to(0), ["Home"]),
+            self._act(lab, "Cursor to the last sample", lambda: self.cursor_to(10**12), ["End"]),
+            self._act(lab, "&Go to sample index…", lambda: self.ask_entry("index"), ["G"]),
+            self._act(lab, "Remove change point nearest the mouse (or cursor)", self.remove_change_point,
+                      ["Delete"]),
             self._act(lab, "No change points (looked)", self.mark_no_change_points, ["E"]),
             self._act(lab, "&Clear (back to not labelled)", self.clear_label, ["Backspace"]),
             *[self._act(lab, f"Confidence {CONFIDENCE_NAMES[v]}",
@@ -142,16 +180,131 @@ class AnnotationWindow(LabelActions, QMainWindow):
             self._act(go, "&Next series", self.next_series, ["N", "PgDown"]),
             self._act(go, "&Previous series", self.previous_series, ["P", "PgUp"]),
             self._act(go, "S&kip (return later)", self.skip, ["K"]),
+            self._act(go, "&Jump to series by id…", lambda: self.ask_entry("series"), ["Ctrl+J"]),
             self._act(go, "&Reset view", self.plot.reset_view, ["R"]),
         ]
         v = mb.addMenu("&Review")
         self.review_action = self._act(v, "&Review mode (others' labels, detectors)",
                                        self.toggle_review, ["Ctrl+R"], checkable=True)
+        h = mb.addMenu("&Help")
+        self._act(h, "&Keyboard shortcuts", self._show_shortcuts, ["F1"])
+        self._act(h, "&About segview", self._show_about)
 
     def _set_enabled(self, on: bool) -> None:
         for act in (*self.label_actions, *self.nav_actions, self.undo_action, self.redo_action,
                     self.review_action):
             act.setEnabled(on)
+
+    def _show_shortcuts(self) -> None:
+        from ..help_dialogs import show_shortcuts
+
+        self.shortcuts_dialog = show_shortcuts(self, self.menuBar(), (
+            ("Click on the plot", "onset on the nearest sample (change points: add)"),
+            ("Drag a line", "move the onset / a change point"),
+            ("Wheel / Ctrl+wheel", "zoom x / zoom y"), ("Drag the background", "pan x"),
+            ("Click or drag on the overview", "move the view there")))
+
+    def _show_about(self) -> None:
+        from ..help_dialogs import show_about
+
+        show_about(self)
+
+    def _plot_menu_items(self) -> list | None:
+        if self.session is not None and self.session.protocol == "change_points":
+            return None  # right click removes a change point there
+        from ..plots.navigation import fit_y
+
+        return [("View all", self.plot.reset_view),
+                ("Fit y to the samples in view", lambda: fit_y(self.plot.plotItem))]
+
+    # ------------------------------------------------------------------ keyboard cursor
+    def move_cursor(self, delta: int) -> None:
+        """Arrows: move the cursor; a series' set onset moves with it (saved)."""
+        if self.session is None or self.current is None:
+            return
+        self.cursor_to(self.plot.cursor + int(delta))
+
+    def cursor_to(self, index: int) -> None:
+        if self.session is None or self.current is None:
+            return
+        lab = self.labels.get(self.series_id)
+        attached = (self.session.protocol == "steady_state" and lab is not None and lab.steady
+                    and lab.onset is not None and self.plot.cursor == lab.onset)
+        k = self.plot.set_cursor(index)
+        if attached and k != lab.onset:
+            self._record(steady=True, onset=k)
+        elif not attached:
+            self.status(f"Cursor at sample {k}: Enter sets the "
+                        + ("onset" if self.session.protocol == "steady_state" else "change point")
+                        + " there")
+
+    def act_at_cursor(self) -> None:
+        """Enter / O: the onset (change-point protocol: a change point) at the cursor."""
+        if self.session is None or self.current is None:
+            return
+        k = self.plot.cursor
+        if self.session.protocol == "steady_state":
+            self.set_onset(k)
+        elif not self.plot.add_change_point(k):
+            self.status(f"No change point added at {k} (already one there, or at the first sample)")
+
+    def ask_entry(self, kind: str) -> None:
+        """Show the inline entry: ``index`` (a sample of this series) or ``series`` (an id)."""
+        if self.session is None:
+            return
+        self._entry_kind = kind
+        self.entry.clear()
+        if kind == "index":
+            self.entry_label.setText(f"Go to sample (0..{max(self.plot.n - 1, 0)}), Enter:")
+            self.entry.setCompleter(None)
+            self.entry.setPlaceholderText("index")
+        else:
+            self.entry_label.setText("Go to series (id or position), Enter:")
+            comp = QCompleter([it.series_id for it in self.order], self.entry)
+            comp.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            comp.setFilterMode(Qt.MatchFlag.MatchContains)
+            self.entry.setCompleter(comp)
+            self.entry.setPlaceholderText("series id")
+        self.entry_label.show()
+        self.entry.show()
+        self.entry.setFocus()
+
+    def _close_entry(self) -> None:
+        self.entry.hide()
+        self.entry_label.hide()
+        self.setFocus()
+
+    def _on_entry_return(self) -> None:
+        text = self.entry.text().strip()
+        kind = self._entry_kind
+        self._close_entry()
+        if not text:
+            return
+        if kind == "index":
+            try:
+                k = int(float(text))
+            except ValueError:
+                self.status(f"Not a sample index: {text!r}")
+                return
+            self.cursor_to(k)
+            return
+        ids = [it.series_id for it in self.order]
+        if text in ids:
+            self.go_to_series(text)
+        elif text.isdigit() and 1 <= int(text) <= len(ids):
+            self.go_to(int(text) - 1)
+        else:
+            hits = [i for i in ids if text.lower() in i.lower()]
+            if hits:
+                self.go_to_series(hits[0])
+            else:
+                self.status(f"No series in this session matches {text!r}")
+
+    def keyPressEvent(self, event: object) -> None:  # noqa: N802 (Qt override)
+        if event.key() == Qt.Key.Key_Escape and self.entry.isVisible():
+            self._close_entry()
+            return
+        super().keyPressEvent(event)
 
     # ------------------------------------------------------------------ messages
     def status(self, text: str) -> None:
@@ -334,7 +487,10 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self.label_line.setStyleSheet(f"font-size: 13px; font-weight: 600; color: {color}")
         self.progress.setText(f"{len(self.labels)} / {len(self.order)} labelled")
         if self.session.protocol == "steady_state":
-            self.plot.set_onset(lab.onset if lab is not None and lab.steady else None)
+            onset = lab.onset if lab is not None and lab.steady else None
+            self.plot.set_onset(onset)
+            if onset is not None:  # the cursor sits on the onset: the arrows move it
+                self.plot.set_cursor(onset, reveal=False)
         else:
             self.plot.set_change_points(lab.change_points or () if lab is not None else ())
 

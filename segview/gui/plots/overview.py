@@ -9,7 +9,7 @@ from .series_plot import AXIS_WIDTH, SERIES_PEN
 from .style import peak_downsampling
 
 
-class _PanViewBox(pg.ViewBox):
+class PanViewBox(pg.ViewBox):
     """Click or drag anywhere on the strip: the main view centres there (keeps its width), so the
     view pans even when its region is too narrow to grab at full zoom."""
 
@@ -38,7 +38,7 @@ class Overview:
 
     def __init__(self, main: pg.PlotItem) -> None:
         self.main = main
-        self.plot = pg.PlotItem(viewBox=_PanViewBox(self))
+        self.plot = pg.PlotItem(viewBox=PanViewBox(self))
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
