@@ -198,7 +198,7 @@ def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str])
     fmt = path.suffix.lstrip(".")
     if fmt == "csv":
         with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh, lineterminator="\n")
+            w = _LFWriter(fh)
             w.writerow(columns)
             for r in rows:
                 w.writerow(["" if r.get(c) is None else (int(r[c]) if isinstance(r[c], bool)
@@ -216,6 +216,24 @@ def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str])
                        path)
     else:  # pragma: no cover - guarded by FORMATS
         raise ParameterError("format", f"unknown table format {fmt!r}")
+
+
+class _LFWriter:
+    """A CSV writer ending lines with LF that still quotes cells holding a CR (free-text notes):
+    ``csv.writer`` quotes only the characters of its own line terminator."""
+
+    def __init__(self, fh: Any) -> None:
+        import io
+
+        self.fh = fh
+        self.buf = io.StringIO()
+        self.w = csv.writer(self.buf, lineterminator="\r\n")
+
+    def writerow(self, cells: Sequence[Any]) -> None:
+        self.buf.seek(0)
+        self.buf.truncate()
+        self.w.writerow(cells)
+        self.fh.write(self.buf.getvalue()[:-2] + "\n")
 
 
 def _read_table(path: Path) -> list[dict[str, Any]]:
@@ -486,6 +504,10 @@ def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
     series = _read_series(folder, fmt, files, {it["series_id"]: it["dims"] for it in meta["items"]
                                                if it.get("dims")})
     hashes = {it["series_id"]: it["content_hash"] for it in meta["items"]}
+    sources = {it["series_id"]: it.get("source", "") for it in meta["items"]}
+    series = [Series(s.values, s.x, s.id, {**s.metadata, "source": sources.get(s.id, ""),
+                                           "export_file": files.get(s.id, "")},
+                     dims=s.dims or None) for s in series]
     bad = [s.id for s in series if hashes.get(s.id) != s.content_hash]
     if bad:
         raise DataFormatError(str(folder), f"series data do not match their content hash: "
@@ -568,8 +590,8 @@ def import_judgments(session: AnnotationSession, source: str | Path) -> int:
     judges = {}
     for name in [*seeds, *(r["judge"] for r in rows)]:  # every judge of an export, even idle
         if name not in judges:
-            role, seed = seeds.get(name, (next(r.get("role") for r in rows if r["judge"] == name)
-                                          or "judge", None))
+            role, seed = seeds[name] if name in seeds else (
+                next(r.get("role") for r in rows if r["judge"] == name) or "judge", None)
             judges[name] = session.judge(name, create=True, role=role, seed=seed)
             if name in assigned and session.assigned(judges[name]) is None:
                 session.set_assignment(judges[name], assigned[name])

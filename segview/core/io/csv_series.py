@@ -4,6 +4,9 @@
   a column named ``index`` is ignored). Columns may be ragged: trailing blank cells end a series.
 * **long**: columns ``series_id,index,value`` (optionally ``x``), one row per measurement, rows of a
   series in any order; indices of a series must be 0..n-1 without gaps or repeats.
+* **long, several value columns** (a multivariate series per id): ``series_id[,index]`` and no
+  ``value`` column; every other column (except ``x``) is a dimension named by its header, e.g.
+  ``series_id,index,Pace,Distance``. Without ``index`` the rows of an id are in order.
 
 A CSV whose header holds ``series_id`` and ``steady`` is a labels table, not series: it raises
 :class:`LabelsFileError` so that folder loads can skip it.
@@ -137,6 +140,53 @@ def _read_wide(path: Path, header: list[str], rows: list[list[str]]) -> list[Ser
     return out
 
 
+def _read_dims(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+    lower = [h.lower() for h in header]
+    sid_col = lower.index("series_id")
+    idx_col = lower.index("index") if "index" in lower else None
+    x_col = lower.index("x") if "x" in lower else None
+    dims = [j for j in range(len(header)) if j not in (sid_col, idx_col, x_col)]
+    names = [header[j] or f"column{j}" for j in dims]
+    data: dict[str, dict[int, tuple[list[float], float | None]]] = {}
+    for line, row in enumerate(rows, start=2):
+        if len(row) < len(header):
+            raise DataFormatError(str(path), f"expected {len(header)} cells, got {len(row)}",
+                                  f"line {line}")
+        sid = row[sid_col].strip()
+        if not sid:
+            raise DataFormatError(str(path), "empty series_id", f"line {line}")
+        points = data.setdefault(sid, {})
+        if idx_col is None:
+            idx = len(points)
+        else:
+            try:
+                idx = int(row[idx_col].strip())
+            except ValueError:
+                raise DataFormatError(str(path), f"index {row[idx_col].strip()!r} is not a whole "
+                                                 "number", f"line {line}") from None
+        if idx in points:
+            raise DataFormatError(str(path), f"series {sid!r} has index {idx} twice", f"line {line}")
+        vals = [_number(row[j].strip(), path, f"line {line}, column {header[j]!r}") for j in dims]
+        xv = (_number(row[x_col].strip(), path, f"line {line}, column 'x'") if x_col is not None
+              else None)
+        points[idx] = (vals, xv)
+    out = []
+    for sid, points in data.items():
+        n = len(points)
+        if sorted(points) != list(range(n)):
+            raise DataFormatError(str(path), f"series {sid!r} indices are not 0..{n - 1}")
+        vals = [points[i][0] for i in range(n)]
+        xs = [points[i][1] for i in range(n)] if x_col is not None else None
+        meta = {"source": str(path), "format": "csv-long"}
+        if len(dims) == 1:
+            out.append(Series([v[0] for v in vals], x=xs, id=sid, metadata=meta))
+        else:
+            out.append(Series(vals, x=xs, id=sid, metadata=meta, dims=names))
+    if not out:
+        raise DataFormatError(str(path), "no measurements below the header")
+    return out
+
+
 def read(path: Path) -> list[Series]:
     """Read a wide or long CSV; raises DataFormatError naming file, line and column."""
     path = Path(path)
@@ -146,4 +196,7 @@ def read(path: Path) -> list[Series]:
         raise LabelsFileError(str(path), "a labels table (series_id, steady, ...), not series")
     if all(c in lower for c in LONG_COLUMNS):
         return _read_long(path, lower, rows)
+    if "series_id" in lower and "value" not in lower and len(
+            set(lower) - {"series_id", "index", "x"}) >= 1:
+        return _read_dims(path, header, rows)
     return _read_wide(path, header, rows)
