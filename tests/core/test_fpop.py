@@ -104,3 +104,29 @@ def test_fpop_is_cancellable():
     ctx.cancel()
     with pytest.raises(Cancelled):
         fpop_l2(np.arange(100.0), 1.0, ctx=ctx)
+
+
+@settings(max_examples=60, deadline=None)
+@given(y=values, beta=st.sampled_from([0.25, 1.0, 7.5]), tie=st.sampled_from(["first", "last"]))
+def test_serial_reference_kernels_equal_the_fast_ones(y, beta, tie):
+    """op (blocked kernel, also on one thread) and PELT's l2 fast path against the plain kernels."""
+    from segview.core.detectors import _costs
+    from segview.core.detectors._partition_kernels import op_advance, pelt_advance
+    n = y.size
+    S, Q = _costs.prefix_sums(y)
+    refs = []
+    for plain in (True, False):
+        F = np.empty(n + 1)
+        last = np.full(n + 1, -1, dtype=np.int64)
+        F[0] = -beta
+        args = (beta, 1, _costs.L2, 0.0, False, tie == "last")
+        if plain:
+            op_advance(S, Q, F, last, 1, n + 1, *args)
+        else:
+            pelt_advance(S, Q, F, last, np.empty(n + 1, np.int64), np.zeros(1, np.int64),
+                         np.full(n + 1, np.iinfo(np.int64).max), np.empty(n + 1), 1, n + 1, *args)
+        refs.append((F, last))
+    for part in (optimal_partition(y, "l2", beta, 1, tie=tie, search="dp"),
+                 optimal_partition(y, "l2", beta, 1, tie=tie, pruning=True, search="dp")):
+        for F, last in refs:
+            assert np.array_equal(part.F, F) and np.array_equal(part.last, last)

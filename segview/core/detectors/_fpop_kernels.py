@@ -72,7 +72,7 @@ def fpop_state(capacity: int = 64) -> tuple:
             np.empty(4 * capacity), np.zeros(2), np.zeros(2, np.int64))
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, error_model="numpy")
 def fpop_l2_advance(y: NDArray[np.float64], centre: float, beta: float, tie_last: bool,
                     eps_rel: float, lo: float, hi: float, F: NDArray[np.float64],
                     last: NDArray[np.int64], t_from: int, t_to: int,

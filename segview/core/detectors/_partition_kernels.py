@@ -167,3 +167,88 @@ def backtrack(last: NDArray[np.int64], n: int) -> NDArray[np.int64]:
         t = int(last[t])
         cps.append(t)
     return np.asarray(cps[::-1], dtype=np.int64)
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def pelt_l2_advance(y: NDArray[np.float64], centre: float, F: NDArray[np.float64],
+                    last: NDArray[np.int64], t_from: int, t_to: int, beta: float, tie_last: bool,
+                    ctau: NDArray[np.float64], cF: NDArray[np.float64], cS: NDArray[np.float64],
+                    cQ: NDArray[np.float64], vbuf: NDArray[np.float64],
+                    scal: NDArray[np.float64], cnt: NDArray[np.int64]) -> tuple:
+    """PELT for the l2 cost with ``min_size`` 1: bitwise :func:`pelt_advance`'s ``F`` and ``last``.
+
+    Faster layout: each candidate carries its start (as a float: exact below 2**53, and the
+    int-to-float conversion of ``t - tau`` would stop the vectorisation) and its ``F, S, Q`` in contiguous arrays (no gathers through
+    the candidate index, no O(n) prefix-sum or domination arrays), the costs of all candidates are
+    computed in one branch-free loop the compiler vectorises, and the surviving candidates
+    (``v <= F[t]``, the textbook rule that is exact for ``min_size`` 1) are compacted without
+    branches (``error_model="numpy"``: no zero-division check, which would block the vectorised
+    division; ``t - tau >= 1`` always). The prefix sums of the centred data are accumulated in the loop exactly as
+    ``_costs.prefix_sums`` does. The arrays may grow; the updated ones are returned.
+    """
+    St = scal[0]
+    Qt = scal[1]
+    k = cnt[0]
+    if t_from == 1:
+        ctau[0] = 0.0
+        cF[0] = F[0]
+        cS[0] = 0.0
+        cQ[0] = 0.0
+        k = 1
+        St = 0.0
+        Qt = 0.0
+    for t in range(t_from, t_to):
+        tf = float(t)
+        c = y[t - 1] - centre
+        St += c
+        Qt += c * c
+        for i in range(k):
+            s = St - cS[i]
+            vbuf[i] = cF[i] + ((Qt - cQ[i]) - s * s / (tf - ctau[i]))
+        best = vbuf[0]
+        arg = 0
+        if tie_last:
+            for i in range(1, k):
+                if vbuf[i] <= best:
+                    best = vbuf[i]
+                    arg = i
+        else:
+            for i in range(1, k):
+                if vbuf[i] < best:
+                    best = vbuf[i]
+                    arg = i
+        ft = best + beta
+        F[t] = ft
+        last[t] = int(ctau[arg])
+        j = 0
+        for i in range(k):
+            keep = vbuf[i] <= ft
+            ctau[j] = ctau[i]
+            cF[j] = cF[i]
+            cS[j] = cS[i]
+            cQ[j] = cQ[i]
+            j += keep
+        if j + 1 > ctau.size:
+            size = 2 * ctau.size
+            ctau2 = np.empty(size)
+            ctau2[:j] = ctau[:j]
+            ctau = ctau2
+            cF2 = np.empty(size)
+            cF2[:j] = cF[:j]
+            cF = cF2
+            cS2 = np.empty(size)
+            cS2[:j] = cS[:j]
+            cS = cS2
+            cQ2 = np.empty(size)
+            cQ2[:j] = cQ[:j]
+            cQ = cQ2
+            vbuf = np.empty(size)
+        ctau[j] = tf
+        cF[j] = ft
+        cS[j] = St
+        cQ[j] = Qt
+        k = j + 1
+    scal[0] = St
+    scal[1] = Qt
+    cnt[0] = k
+    return ctau, cF, cS, cQ, vbuf
