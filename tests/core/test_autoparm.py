@@ -143,6 +143,59 @@ def test_true_segmentation_is_not_better_than_optimum():
                                                                                 abs=1e-5)
 
 
+def _same_optimum(y, **kw):
+    pruned = segview.detect(y, "autoparm", **kw)
+    dense = segview.detect(y, "autoparm", search="dense", **kw)
+    assert list(pruned.change_points) == list(dense.change_points)
+    assert pruned.stats["orders"] == dense.stats["orders"]
+    assert pruned.stats["code_length"] == dense.stats["code_length"]
+    assert pruned.stats["h_star"] == dense.stats["h_star"]  # the same piece costs, bit for bit
+    assert pruned.stats["m_op"] == dense.stats["m_op"]
+    a, b = pruned.stats["cl_by_pieces"], dense.stats["cl_by_pieces"]
+    known = ~np.isnan(a)  # the pruned search blanks piece counts that cannot be optimal
+    np.testing.assert_array_equal(a[known], b[: a.size][known])
+    assert np.nanmin(a) == np.min(b)
+    return pruned
+
+
+@pytest.mark.parametrize("name, make, seed, starts, orders, cl", CASES[::2],
+                         ids=[f"{c[0]}-seed{c[2]}" for c in CASES[::2]])
+def test_pruned_search_equals_dense_on_spec_cases(name, make, seed, starts, orders, cl):
+    r = _same_optimum(make(seed))
+    assert [c + 1 for c in r.change_points] == starts
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(60, 400), k=st.integers(0, 6))
+def test_pruned_search_equals_dense_random(seed, n, k):
+    """Random piecewise AR(0-2) series with up to 6 breaks, mean and scale jumps, a constant run."""
+    rng = np.random.default_rng(seed)
+    cuts = np.sort(rng.choice(np.arange(12, n - 12), size=min(k, (n - 24) // 12), replace=False))
+    y = np.empty(n)
+    for a, b in zip([0, *cuts], [*cuts, n]):
+        phi = rng.uniform(-0.9, 0.9, rng.integers(0, 3))
+        phi *= 0.9 / max(0.9, np.abs(phi).sum())  # stationary
+        e = rng.normal(rng.uniform(-3, 3), rng.uniform(0.2, 3), b - a)
+        for t in range(b - a):
+            e[t] += sum(c * y[a + t - 1 - i] for i, c in enumerate(phi) if t - 1 - i >= 0)
+        y[a:b] = e
+    if seed % 3 == 0:
+        y[n // 3: n // 3 + 15] = 1.0
+    _same_optimum(y, max_order=int(rng.integers(0, 8)))
+
+
+def test_pruned_search_records_few_pieces():
+    y = piecewise_ar(D1, 1024, 0)
+    prep = autoparm.prepare(y, autoparm.SPEC.coerce({}), RunContext())
+    assert prep["n_recorded"] < 20 * 1024  # of about half a million pieces
+
+
+def test_forced_breaks_with_pruned_search_use_dense_values():
+    r = segview.detect(Y80, "autoparm", n_breaks=2)
+    assert r.stats["cl_by_pieces"][2] == pytest.approx(113.410799, abs=1e-6)
+    assert r.stats["n_breaks"] == 2
+
+
 # ----------------------------------------------------------------------- §12.3 pieces
 def test_piece_statistics_and_ljung_box():
     r = segview.detect(piecewise_ar(D1, 1024, 0), "autoparm")

@@ -182,6 +182,166 @@ def dp_chunk(s_arr, q_arr, p0, spans, floor, logn, w, gcost, garg, f, b, e0, e1)
 
 
 # --------------------------------------------------------------------------------------------
+# Pruned exact search (issue 15.3): one optimal-partitioning sweep with block-vectorised piece
+# costs, recording only the pieces that can belong to an optimal segmentation; the segment
+# neighbourhood then runs over those pieces. The argument is in ``autoparm.prepare_exact``.
+
+BLOCK = 256
+
+
+@njit(cache=True, nogil=True)
+def cost_block(s_arr, q_arr, e, s0, s1, pm, floor, logn, wT, g, phi, acc, best, out):
+    """Costs of pieces ``[s, e)`` for ``s`` in ``[s0, s1)`` into ``out[:s1-s0]``; every order
+    ``0..pm`` must be admissible for all of them (``e - s1 + 1 >= max span``).
+
+    The same arithmetic as :func:`piece_cost_fast`, operation for operation (so the values are
+    bit-identical), but laid out across ``s`` so that the compiler vectorises the Levinson-Durbin
+    recursion over independent pieces instead of waiting on one piece's dependency chain.
+    """
+    m = s1 - s0
+    se = s_arr[e]
+    for j in range(m):
+        s = s0 + j
+        acc[j] = (se - s_arr[s]) / (e - s)  # the piece mean
+    for h in range(pm + 1):
+        qe = q_arr[h, e - h]
+        seh = s_arr[e - h]
+        for j in range(m):
+            s = s0 + j
+            n_j = e - s
+            mu = acc[j]
+            g[h, j] = (qe - q_arr[h, s] - mu * ((seh - s_arr[s]) + (se - s_arr[s + h]))
+                       + (n_j - h) * mu * mu) / n_j
+    for j in range(m):
+        v = g[0, j]
+        best[j] = (v if v > floor else floor) * wT[0, e - s0 - j]
+        out[j] = v  # out holds the running innovation variance until the end
+    for k in range(1, pm + 1):
+        for j in range(m):
+            acc[j] = g[k, j]
+        i = 1
+        while i + 3 < k:  # four terms a pass, in the scalar kernel's order
+            for j in range(m):
+                acc[j] = (((acc[j] - phi[i, j] * g[k - i, j]) - phi[i + 1, j] * g[k - i - 1, j])
+                          - phi[i + 2, j] * g[k - i - 2, j]) - phi[i + 3, j] * g[k - i - 3, j]
+            i += 4
+        while i < k:
+            for j in range(m):
+                acc[j] -= phi[i, j] * g[k - i, j]
+            i += 1
+        for j in range(m):
+            v = out[j]
+            a = acc[j] / v
+            acc[j] = a if v > 0.0 else 0.0  # v <= 0: the variance stays (scalar kernel's break)
+        for i in range(1, k // 2 + 1):
+            if i != k - i:
+                for j in range(m):
+                    lo = phi[i, j]
+                    hi = phi[k - i, j]
+                    a = acc[j]
+                    phi[i, j] = lo - a * hi
+                    phi[k - i, j] = hi - a * lo
+            else:
+                for j in range(m):
+                    phi[i, j] = phi[i, j] - acc[j] * phi[i, j]
+        for j in range(m):
+            a = acc[j]
+            phi[k, j] = a
+            v = out[j] * (1.0 - a * a)
+            out[j] = v
+            val = (v if v > floor else floor) * wT[k, e - s0 - j]
+            if val < best[j]:
+                best[j] = val
+    for j in range(m):
+        out[j] = logn + 0.5 * (e - s0 - j) * (LOG_2PI + math.log(best[j]))
+
+
+@njit(cache=True, nogil=True)
+def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, delta,
+             rec_s, rec_e, rec_c, nrec):
+    """Optimal partitioning for end positions ``e`` in ``[e0, e1)`` (``G(e) = min_s G(s) + C(s, e)``,
+    ties: smallest ``s``), recording every piece with ``G(s) + C(s, e) <= G(e) + delta``.
+
+    Returns ``(next_e, nrec)``: ``next_e < e1`` when the record buffers are full (grow them and
+    call again from ``next_e``).
+    """
+    minspan = spans[0]
+    bigspan = spans[0]
+    for p in range(p0 + 1):
+        minspan = min(minspan, spans[p])
+        bigspan = max(bigspan, spans[p])
+    g = np.zeros(p0 + 1)
+    v = np.zeros(p0 + 1)
+    phi = np.zeros(p0 + 1)
+    tmp = np.zeros(p0 + 1)
+    gb = np.zeros((p0 + 1, BLOCK))
+    phib = np.zeros((p0 + 1, BLOCK))
+    accb = np.zeros(BLOCK)
+    bestb = np.zeros(BLOCK)
+    outb = np.zeros(BLOCK)
+    col = np.empty(e1 + 1)
+    cap = rec_s.size
+    for e in range(e0, e1):
+        last = e - minspan
+        bulk = e - bigspan + 1  # s < bulk: every order admissible
+        if bulk < 0:
+            bulk = 0
+        for s0 in range(0, bulk, BLOCK):
+            s1 = min(s0 + BLOCK, bulk)
+            cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
+            for j in range(s1 - s0):
+                col[s0 + j] = outb[j]
+        for s in range(bulk, last + 1):
+            col[s] = piece_cost_fast(s_arr, q_arr, s, e, p0, spans, floor, logn, w, g, v, phi,
+                                     tmp)
+        best = np.inf
+        arg = -1
+        for s in range(0, last + 1):
+            val = gcost[s] + col[s]
+            if val < best:
+                best = val
+                arg = s
+        limit = best + delta
+        count = 0
+        for s in range(0, last + 1):
+            if gcost[s] + col[s] <= limit:
+                count += 1
+        if nrec + count > cap:
+            return e, nrec
+        gcost[e] = best
+        garg[e] = arg
+        for s in range(0, last + 1):
+            if gcost[s] + col[s] <= limit:
+                rec_s[nrec] = s
+                rec_e[nrec] = e
+                rec_c[nrec] = col[s]
+                nrec += 1
+    return e1, nrec
+
+
+@njit(cache=True, nogil=True)
+def sparse_neighbourhood(rec_s, rec_e, rec_c, nrec, n, kmax):
+    """Segment neighbourhood ``F_k(e) = min F_{k-1}(s) + C(s, e)`` over the recorded pieces only
+    (sorted by ``e``, then ``s``; ties keep the smallest ``s`` as in :func:`dp_chunk`)."""
+    f = np.full((kmax + 1, n + 1), np.inf)
+    f[0, 0] = 0.0
+    b = np.full((kmax + 1, n + 1), -1, dtype=np.int64)
+    for r in range(nrec):
+        s = rec_s[r]
+        e = rec_e[r]
+        c = rec_c[r]
+        for k in range(1, kmax + 1):
+            prev = f[k - 1, s]
+            if prev == np.inf:
+                continue
+            val = prev + c
+            if val < f[k, e]:
+                f[k, e] = val
+                b[k, e] = s
+    return f, b
+
+
+# --------------------------------------------------------------------------------------------
 # Genetic algorithm (§5)
 
 @njit(cache=True, nogil=True)

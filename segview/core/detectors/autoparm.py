@@ -38,6 +38,10 @@ PARAMS = (
     ParamSpec("mode", "str", "exact", choices=("exact", "ga"), stage="prepare",
               help="exact: global MDL optimum by dynamic programming; ga: the paper's genetic "
                    "algorithm (seeded)"),
+    ParamSpec("search", "str", "pruned", choices=("pruned", "dense"), stage="prepare",
+              help="exact mode: pruned (one optimal-partitioning pass, then the piece-count search "
+                   "over only the pieces that can be optimal; same optimum, proof in the code) or "
+                   "dense (the spec's search over every piece; the reference)"),
     ParamSpec("max_order", "int", 20, low=0, high=40, stage="prepare",
               help="largest AR order of a piece"),
     ParamSpec("min_span", "int", 10, low=2, high=100000, unit="samples", stage="prepare",
@@ -159,9 +163,71 @@ def _dp_pass(prefix, p0, spans, floor, n, kmax, ctx, f0, f1):
     return gcost, f, b, m_op
 
 
+def _sweep(prefix, p0, spans, floor, n, delta, ctx, f0, f1):
+    """Pruned pass: optimal partitioning over all pieces, recording the near-optimal ones."""
+    s_arr, q_arr = prefix
+    gcost = np.full(n + 1, np.inf)
+    gcost[0] = 0.0
+    garg = np.full(n + 1, -1, dtype=np.int64)
+    w = K.order_weights(n, p0, spans)
+    wt = np.ascontiguousarray(w.T)
+    cap = 16 * (n + 1)
+    rec_s = np.empty(cap, dtype=np.int64)
+    rec_e = np.empty(cap, dtype=np.int64)
+    rec_c = np.empty(cap)
+    nrec = 0
+    chunks = _chunks(int(spans.min()), n + 1)
+    for c, (e0, e1) in enumerate(chunks):
+        ctx.progress(f0 + (f1 - f0) * c / len(chunks), "dynamic programming")
+        while e0 < e1:
+            e0, nrec = K.op_sweep(s_arr, q_arr, p0, spans, floor, math.log(n), w, wt, gcost, garg,
+                                  e0, e1, delta, rec_s, rec_e, rec_c, nrec)
+            if e0 < e1:  # record buffers full: double them and go on from e0
+                rec_s, rec_e, rec_c = (np.concatenate([a, np.empty_like(a)])
+                                       for a in (rec_s, rec_e, rec_c))
+    m_op, e = 0, n
+    while garg[e] > 0:
+        m_op += 1
+        e = int(garg[e])
+    return gcost, (rec_s, rec_e, rec_c, nrec), m_op
+
+
 def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
-    """Exact stage: OP bounds m (spec §4 step 3), segment neighbourhood up to ``max(m_OP, 1) + 1``
-    pieces. Both run in one pass with a guessed bound; a second pass follows only if OP needs more."""
+    """Exact stage (spec §4): the least code length over all segmentations.
+
+    ``search="dense"`` is spec §4 as written: optimal partitioning (OP) bounds the number of breaks
+    (step 3), then segment neighbourhood over every piece up to ``max(m_OP, 1) + 1`` pieces, both in
+    one pass with a guessed bound (a second pass only if OP needs more).
+
+    ``search="pruned"`` (default) finds the same optimum with one OP sweep and a segment
+    neighbourhood over the few pieces that can belong to an optimal segmentation. Why no optimal
+    piece is lost, with ``C`` the piece cost (including its ``log n``), ``G(e)`` the OP cost of
+    ``y[:e]``, ``R(e)`` the OP cost of ``y[e:]``, ``H* = G(n)`` and ``m_OP`` the OP solution's break
+    count:
+
+    1. ``CL* <= H* + L(m_OP)``: the OP segmentation is one candidate.
+    2. Let ``S*`` be optimal with ``m*`` breaks and ``H(S*) = CL* - L(m*) <= H* + L(m_OP)``
+       (``L >= 0``). For any piece ``(s, e)`` of ``S*``, the pieces before it cost at least ``G(s)``
+       and those after it at least ``R(e)``, so ``H(S*) >= G(s) + C(s, e) + R(e)``.
+    3. ``R(e) >= H* - G(e)``, since an optimal prefix followed by an optimal suffix is a
+       segmentation of the whole series, hence costs at least ``H*``.
+    4. Together: ``G(s) + C(s, e) <= G(e) + L(m_OP)`` for every piece of every optimal
+       segmentation. The sweep computes ``G`` and records exactly the pieces meeting this bound
+       (with a guessed ``m_OP``, repeated once if OP needs more, and a rounding margin of
+       ``1e-9 n``), so the segment neighbourhood over the recorded pieces finds every optimal
+       segmentation, with the same tie rule (smallest start, then fewest pieces): a tied
+       alternative is optimal too, so its pieces are recorded.
+    5. The number of breaks is bounded as in the dense search (``m* <= max(m_OP, 1)``). Best code
+       lengths for piece counts whose optimum exceeds the bound of step 1 cannot be recovered from
+       the recorded pieces; ``cl_by_pieces`` shows NaN there (``n_breaks`` forces the dense search).
+
+    Every piece cost is still evaluated once (the sweep is O(n^2 P^2)); no pruning of the sweep
+    itself is claimed: Yule-Walker costs with the order minimum and the span table do not satisfy
+    PELT's inequality (spec §4), so candidate starts are never dropped. The speed comes from the
+    single sweep (the dense search carries ``max(8, n/200)`` neighbourhood rows through it) and from
+    a kernel that runs the Levinson-Durbin recursion of 256 pieces side by side (vectorised; the
+    same operations in the same order, so each piece cost is bit-identical to the dense path's).
+    """
     n = y.size
     p0 = p["max_order"]
     spans = spans_for(p0, p["min_span"])
@@ -169,14 +235,25 @@ def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[st
     x = np.ascontiguousarray(y - y.mean())
     prefix = K.prefix_sums(x, p0)
     guess = max(8, n // 200)
-    gcost, f, b, m_op = _dp_pass(prefix, p0, spans, floor, n, guess, ctx, 0.0, 0.95)
+    out = {"mode": "exact", "prefix": prefix, "spans": spans, "floor": floor}
+    if p["search"] == "dense":
+        gcost, f, b, m_op = _dp_pass(prefix, p0, spans, floor, n, guess, ctx, 0.0, 0.95)
+        kmax = max(m_op, 1) + 1
+        if kmax > guess:
+            gcost, f, b, m_op = _dp_pass(prefix, p0, spans, floor, n, kmax, ctx, 0.5, 0.95)
+        else:
+            f, b = f[: kmax + 1], b[: kmax + 1]
+        return {**out, "f": f, "b": b, "h_star": float(gcost[n]), "m_op": m_op, "bound": None}
+    tol = 1e-9 * (n + 1)
+    gcost, rec, m_op = _sweep(prefix, p0, spans, floor, n, math.log(guess) + tol, ctx, 0.0, 0.9)
+    if K.int_code(m_op) > math.log(guess):
+        gcost, rec, m_op = _sweep(prefix, p0, spans, floor, n, K.int_code(m_op) + tol, ctx,
+                                  0.45, 0.9)
     kmax = max(m_op, 1) + 1
-    if kmax > guess:
-        gcost, f, b, m_op = _dp_pass(prefix, p0, spans, floor, n, kmax, ctx, 0.5, 0.95)
-    else:
-        f, b = f[: kmax + 1], b[: kmax + 1]
-    return {"mode": "exact", "f": f, "b": b, "h_star": float(gcost[n]), "m_op": m_op,
-            "prefix": prefix, "spans": spans, "floor": floor}
+    f, b = K.sparse_neighbourhood(*rec, n, kmax)
+    h_star = float(gcost[n])
+    return {**out, "f": f, "b": b, "h_star": h_star, "m_op": m_op, "n_recorded": int(rec[3]),
+            "bound": h_star + K.int_code(m_op) + tol}
 
 
 def _backtrack(b: NDArray[np.int64], k: int, n: int) -> list[int]:
@@ -242,17 +319,21 @@ def prepare(values: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str
 
 def choose(prep: dict[str, Any], n: int, n_breaks: int | None, y: NDArray[np.float64],
            ctx: RunContext) -> tuple[list[int], NDArray[np.float64]]:
-    """Piece starts of the least code length (or with ``n_breaks`` breaks); CL by piece count."""
+    """Piece starts of the least code length (or with ``n_breaks`` breaks); CL by piece count
+    (NaN where the pruned search cannot give it, see :func:`prepare_exact`)."""
     f, b = prep["f"], prep["b"]
     kmax = f.shape[0] - 1
-    if n_breaks is not None and n_breaks + 1 > kmax:
+    bound = prep.get("bound")
+    if n_breaks is not None and (n_breaks + 1 > kmax or bound is not None):
         p0 = prep["spans"].size - 1
         _, f, b, _ = _dp_pass(prep["prefix"], p0, prep["spans"], prep["floor"], n, n_breaks + 1,
                               ctx, 0.0, 0.95)
-        kmax = n_breaks + 1
+        kmax, bound = n_breaks + 1, None
     curve = np.array([K.int_code(k - 1) + f[k, n] for k in range(1, kmax + 1)])
+    if bound is not None:
+        curve[curve > bound] = np.nan
     if n_breaks is None:
-        k = int(np.argmin(curve)) + 1
+        k = int(np.nanargmin(curve)) + 1
     else:
         k = n_breaks + 1
         if not np.isfinite(curve[k - 1]):
