@@ -15,7 +15,7 @@ from .. import __version__
 from ..core.errors import InputError, RecoverableError
 from ..core.secrets import mask_secrets
 
-COMMANDS: tuple[str, ...] = ("gui", "detect", "methods", "aggregate", "evaluate", "session", "sensitivity", "tune", "annotate", "watch")
+COMMANDS: tuple[str, ...] = ("gui", "detect", "methods", "aggregate", "evaluate", "session", "sensitivity", "tune", "annotate", "watch", "workload")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -441,7 +441,7 @@ def run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detecti
 SPEC = register(DetectorSpec(
     name="autoparm",
     label="Auto-PARM (piecewise AR, MDL)",
-    version="1",
+    version="2",
     produces="change_points",
     params=PARAMS,
     run=run,
