@@ -177,7 +177,7 @@ def test_pruned_search_equals_dense_random(seed, n, k):
         phi *= 0.9 / max(0.9, np.abs(phi).sum())  # stationary
         e = rng.normal(rng.uniform(-3, 3), rng.uniform(0.2, 3), b - a)
         for t in range(b - a):
-            e[t] += sum(c * y[a + t - 1 - i] for i, c in enumerate(phi) if t - 1 - i >= 0)
+            e[t] += sum(c * e[t - 1 - i] for i, c in enumerate(phi) if t - 1 - i >= 0)
         y[a:b] = e
     if seed % 3 == 0:
         y[n // 3: n // 3 + 15] = 1.0
