@@ -70,7 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("predictions", nargs="*", metavar="PRED.csv", help="segview detect CSV files")
     p.add_argument("--truth", metavar="GT.csv",
-                   help="onset ground-truth table (optional with --cp-truth)")
+                   help="onset ground-truth table, or a segview export folder (optional with "
+                        "--cp-truth; an export given as --series is its own truth)")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--plots", metavar="DIR", help="write figures (PNG and SVG) to DIR")
@@ -86,7 +87,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_preset_option(p)
     p.add_argument("--series", nargs="+", metavar="PATH", help="series files or folders")
     p.add_argument("--cp-truth", metavar="FILE.json",
-                   help="multi-annotator change points {series_id: {annotator: [cp, ...]}}")
+                   help="multi-annotator change points {series_id: {annotator: [cp, ...]}}; "
+                        "default: the annotations.json of a TCPD --series folder (or a "
+                        "change-point export's judgments)")
     p.add_argument("--margin", type=int, default=5, help="F1 margin in samples (default 5)")
     p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
                    help="segview: score change points as written (default); tcpdbench: convert "
@@ -143,21 +146,45 @@ def _write(args: argparse.Namespace, text: str) -> None:
         sys.stdout.write(text)
 
 
+def _truth_from_export(folder: str) -> dict:
+    """Onset truth from a segview export folder's aggregated labels (steady-state protocol)."""
+    from ..core.evaluation.metrics import TruthRow
+
+    labels = load(folder).labels
+    if not labels:
+        raise InputError(folder, "the export holds no steady-state labels")
+    return {sid: TruthRow(sid, bool(r.steady), r.jagt_index if r.steady else None,
+                          r.jagt_clustered if r.steady else None)
+            for sid, r in labels.items() if r.steady is not None}
+
+
 def run(args: argparse.Namespace) -> int:
-    if not args.truth and not args.cp_truth:
-        raise ParameterError("truth", "give --truth GT.csv (onsets), --cp-truth FILE.json (change "
-                                      "points), or both")
-    truth = read_truth(args.truth) if args.truth else None
-    cp_truth = read_cp_truth(args.cp_truth) if args.cp_truth else None
-    pred = read_predictions(args.predictions)
     failures = 0
     series: list = []
+    dataset = None
     if args.series:
         dataset = load(args.series)
         for problem in dataset.problems:
             print(f"segview: skipped {problem}", file=sys.stderr)
             failures += 1
         series = list(dataset)
+    # A TCPD folder (annotations.json) or a change-point export brings its own change-point truth,
+    # and an export its aggregated labels: no extra flags needed.
+    auto_cp = dataset.change_point_truth() if dataset is not None and not args.cp_truth else {}
+    if auto_cp:
+        print(f"segview: change-point truth: the annotations of {len(auto_cp)} series in "
+              f"{', '.join(map(str, dataset.annotation_files or args.series))}", file=sys.stderr)
+    if not args.truth and dataset is not None and dataset.labels and not auto_cp:
+        args.truth = next(str(e.folder) for e in dataset.exports)
+    if not args.truth and not args.cp_truth and not auto_cp:
+        raise ParameterError("truth", "give --truth GT.csv (onsets), --cp-truth FILE.json (change "
+                                      "points), or both")
+    if args.truth and Path(args.truth).is_dir():
+        truth = _truth_from_export(args.truth)
+    else:
+        truth = read_truth(args.truth) if args.truth else None
+    cp_truth = read_cp_truth(args.cp_truth) if args.cp_truth else (auto_cp or None)
+    pred = read_predictions(args.predictions)
     if args.method:
         if not series:
             raise ParameterError("series", "--method needs --series PATH to run the detector on")
@@ -175,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
             methods=chosen if truth is None and chosen else None)
         if truth is None and not cp_rows:
             raise InputError("predictions", "no prediction for any series in "
-                                            f"{args.cp_truth}")
+                                            f"{args.cp_truth or 'the annotations'}")
     if truth is None:
         text = {"text": lambda: rep.format_cp_text(cp_rows, cp_summary),
                 "json": lambda: rep.format_cp_json(cp_rows, cp_summary, args.cp_index),

@@ -27,6 +27,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..context import RunContext
+from ..errors import ParameterError
 from ..params import Params
 from ..registry import register_multivariate
 from ..result import DetectionResult
@@ -133,6 +134,9 @@ def mv_best_split(S: NDArray[np.float64], Q: NDArray[np.float64], a: int, b: int
 def _prepare(values: NDArray[np.float64], params: Params
              ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     y = np.asarray(values, dtype=np.float64)
+    if params.get("search") == "fpop":
+        raise ParameterError("search", "fpop segments one dimension; a multivariate series is "
+                                       "segmented by the dynamic programme (search=dp or auto)")
     notes: tuple[str, ...] = (f"joint segmentation of {y.shape[1]} dimensions",)
     mode = params.get("scale", "none")
     if mode != "none":

@@ -116,12 +116,17 @@ BINSEG_PARAMS: tuple[ParamSpec, ...] = tuple(p for p in COMMON_PARAMS if p.name 
                    "taken in order of decreasing gain; automatic means no cap."),
 )
 
+def _min_length(p: Params) -> int:
+    # a module-level function, not a lambda: the batch engine pickles specs to worker processes
+    return auto_min_size(p["cost"], p["min_size"])
+
+
 register(DetectorSpec(
     name="binseg", label="Binary segmentation", version="1", produces="change_points",
     params=BINSEG_PARAMS,
     presets=partition_presets(BINSEG_PARAMS, {"n_bkps": None, "max_bkps": None},
                               {"n_bkps": None, "max_bkps": 5}),
-    run=_run, min_length=lambda p: auto_min_size(p["cost"], p["min_size"]),
+    run=_run, min_length=_min_length,
     citation="Scott & Knott (1974), Biometrics 30(3):507-512",
     description="Greedy recursive splitting by the largest cost reduction.",
 ))

@@ -1,0 +1,54 @@
+"""``segview evaluate`` takes its truth from the data it is given (issue 13): a TCPD folder's
+annotations.json scores change points (multivariate run_log included) and a segview export folder's
+aggregated labels score onsets, without extra flags."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import segview
+from segview.cli.main import main
+from segview.core.annotation import export as ex
+from segview.core.annotation.session import AnnotationSession
+from segview.core.annotation.store import Store
+
+
+@pytest.mark.shared
+def test_tcpd_folder_is_its_own_change_point_truth(shared_dir, tmp_path, capsys):
+    src = shared_dir / "data" / "tcpd"
+    if not (src / "annotations.json").is_file():
+        pytest.skip("shared TCPD data absent")
+    (tmp_path / "datasets").mkdir()
+    for name in ("run_log", "nile"):
+        shutil.copy(src / "datasets" / f"{name}.json", tmp_path / "datasets")
+    shutil.copy(src / "annotations.json", tmp_path)
+    assert main(["evaluate", "--series", str(tmp_path), "-m", "pelt", "--format", "csv",
+                 "--no-cache", "-j", "1"]) == 0
+    out, err = capsys.readouterr()
+    rows = {r["series_id"]: r for r in csv.DictReader(io.StringIO(out)) if r["row"] == "series"}
+    assert set(rows) == {"run_log", "nile"}  # the multivariate set is scored under its own id
+    assert 0.0 < float(rows["run_log"]["f1"]) <= 1.0
+    assert "annotations of 2 series" in err
+
+
+def test_export_folder_is_its_own_onset_truth(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    series = [segview.Series(np.r_[np.linspace(5, 1, 60), 1 + 0.01 * rng.normal(size=240)],
+                             id=f"s{k}") for k in range(3)]
+    s = AnnotationSession.create(Store(tmp_path / "a.sqlite"), "t", series)
+    for j in "abc":
+        for x in series:
+            s.record(s.judge(j, create=True), x.id, steady=True, onset=60)
+    folder = ex.export_session(s, tmp_path / "exp", "parquet")
+    assert main(["evaluate", "--series", str(folder), "-m", "kbkssd", "--format", "json",
+                 "--no-cache", "-j", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scoring"]["n_series"] == 3 and "kbkssd" in data["methods"]
+    assert main(["evaluate", "--truth", str(folder), "--series", str(folder), "-m", "kbkssd",
+                 "--format", "json", "--no-cache", "-j", "1"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
