@@ -26,6 +26,17 @@ class SeriesTableModel(QAbstractTableModel):
         self.methods: list[DetectorSpec] = []
         self._cells: dict[tuple[str, str], tuple[str, float]] = {}
         self._row_of: dict[str, int] = {}
+        self.notes: dict[str, str] = {}  # method -> its non-default parameters (header mark)
+
+    def set_method_note(self, method: str, note: str) -> None:
+        """Mark a method's column as computed with non-default parameters (``note`` lists them;
+        "" for the faithful defaults). A column only ever holds results of the current ones."""
+        if self.notes.get(method, "") == note:
+            return
+        self.notes[method] = note
+        col = self._column_of(method)
+        if col is not None:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, col, col)
 
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow]) -> None:
         self.beginResetModel()
@@ -81,13 +92,20 @@ class SeriesTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return FIXED[section] if section < len(FIXED) else self.methods[section - len(FIXED)].name
+            if section < len(FIXED):
+                return FIXED[section]
+            name = self.methods[section - len(FIXED)].name
+            return name + (" \u2022" if self.notes.get(name) else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             if section < len(FIXED):
                 return ("series id", "number of samples", "steady according to the labels table",
                         "reference onset (aggregated judges)")[section]
             spec = self.methods[section - len(FIXED)]
-            return f"{spec.label}: onset (or number of change points) with the current parameters"
+            note = self.notes.get(spec.name)
+            return (f"{spec.label}: onset (or number of change points) with the current "
+                    "parameters; a parameter change clears the column"
+                    + (f"\n\u2022 computed with changed parameters: {note}" if note
+                       else "\n(faithful defaults)"))
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex,

@@ -31,8 +31,16 @@ class ExplorerControls:
         if self.persist:
             self.settings.set_params(self.spec_by_name[name], params)
         self.dataset_panel.model.clear_method(name)
+        self._note_params(name)
         if name in self.enabled:
             self._compute(self.spec_by_name[name])
+
+    def _note_params(self, name: str) -> None:
+        """Mark the table column (and the method list) of a method with changed parameters."""
+        defaults = self.spec_by_name[name].defaults()
+        params = self.params[name]
+        note = ", ".join(f"{k}={params[k]!r}" for k in params if params[k] != defaults.get(k))
+        self.dataset_panel.model.set_method_note(name, note)
 
     def _apply_params(self, name: str, params: Params) -> None:
         """Show ``params`` in the panel and run with them (undo/redo; not pushed again)."""

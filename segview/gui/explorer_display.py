@@ -132,8 +132,7 @@ class ExplorerDisplay:
         for box_name, box in self.param_panel.boxes.items():
             box.setStyleSheet(f"QGroupBox::title {{ color: {self.colors[box_name]}; }}"
                               if box_name == name else "")
-        if name is not None:
-            QTimer.singleShot(0, self._scroll_params_to_focus)
+        if name is not None:  # no scrolling here: ticking a method must not move the panel
             select_quietly(self.method_list, name)
             if self.persist:
                 self.settings.q.setValue("methods/focus", name)
@@ -157,7 +156,9 @@ class ExplorerDisplay:
                                      f"{self.status.get(name) or 'no result yet'} (click: focus)")
 
     def _on_lane_clicked(self, name: str) -> None:
+        """Click on a lane: focus the method and show its parameters."""
         self.set_focus(name)
+        QTimer.singleShot(0, self._scroll_params_to_focus)
 
     def show_tracks(self, on: bool) -> None:
         """Show or collapse the focused method's diagnostic tracks."""
@@ -174,7 +175,7 @@ class ExplorerDisplay:
     @Slot()
     def _scroll_params_to_focus(self) -> None:
         box = self.param_panel.boxes.get(self.tracks.focus or "")
-        if box is not None:
+        if box is not None and box.isVisible():
             self.param_panel.verticalScrollBar().setValue(box.y())
 
     def _refresh_method_items(self) -> None:

@@ -5,13 +5,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QSpinBox, QWidget)
 
 from ..core.errors import RecoverableError
 from ..core.io import load
 from ..core.io.labels_csv import LabelRow, read_labels
 from .export import detection_row, export_plot, write_csv
+
+
+class ExportOptionsDialog(QDialog):
+    """Size and legend of an exported plot (PNG width in pixels; SVG is resolution-free)."""
+
+    def __init__(self, current_width: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export plot")
+        form = QFormLayout(self)
+        self.width = QSpinBox(self)
+        self.width.setRange(200, 16000)
+        self.width.setSingleStep(100)
+        self.width.setSuffix(" px")
+        self.width.setValue(max(200, 2 * current_width))  # 2x: sharp in print and on HiDPI
+        self.width.setToolTip("PNG width in pixels (the height keeps the on-screen proportions); "
+                              "e.g. 3000 px for a 10-inch figure at 300 dpi")
+        form.addRow("PNG width:", self.width)
+        self.legend = QCheckBox("legend (series, reference, every shown method)", self)
+        self.legend.setChecked(True)
+        form.addRow("", self.legend)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
 
 
 class ExplorerFiles:
@@ -91,14 +118,47 @@ class ExplorerFiles:
             self.open_paths([folder])
 
     def _on_export_plot(self) -> None:
+        opts = ExportOptionsDialog(int(self.layout_item.width()), self)
+        if opts.exec() != ExportOptionsDialog.DialogCode.Accepted:
+            return
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", self.settings.last_folder(),
                                               "PNG image (*.png);;SVG vector image (*.svg)")
         if path:
-            self.export_plot(path)
+            self.export_plot(path, width=opts.width.value(), legend=opts.legend.isChecked())
 
-    def export_plot(self, path: str) -> None:
-        export_plot(self.layout_item, path)
+    def export_plot(self, path: str, width: int | None = None, legend: bool = True) -> None:
+        """Save the plots as PNG (``width`` pixels wide) or SVG, with a legend of the series, the
+        reference and every enabled method unless ``legend`` is False."""
+        item = self._add_export_legend() if legend else None
+        try:
+            export_plot(self.layout_item, path, width=width)
+        finally:
+            if item is not None:
+                item.hide()
+                if item.scene() is not None:
+                    item.scene().removeItem(item)
         self.post(f"Plot saved to {path}")
+
+    def _add_export_legend(self):
+        import pyqtgraph as pg
+
+        from .plots.series_plot import REFERENCE_COLOR, SERIES_PEN
+
+        legend = pg.LegendItem(offset=(-8, 8), brush=pg.mkBrush(255, 255, 255, 225),
+                               pen=pg.mkPen("#999999"), labelTextColor="#202020")
+        legend.setParentItem(self.main_plot.vb)
+        name = self.current.id if self.current is not None else "series"
+        legend.addItem(pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1)), name)
+        if self.series_plot.reference.isVisible():
+            legend.addItem(pg.PlotDataItem(pen=pg.mkPen(REFERENCE_COLOR, width=2,
+                                                        style=Qt.PenStyle.DotLine)),
+                           "reference onset (judges)")
+        for spec in self.specs:
+            if spec.name in self.enabled:
+                st = self.status.get(spec.name, "")
+                legend.addItem(pg.PlotDataItem(pen=pg.mkPen(self.colors[spec.name], width=3)),
+                               spec.label + (f": {st}" if st else ""))
+        return legend
 
     def _on_export_current(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export detections", self.settings.last_folder(),

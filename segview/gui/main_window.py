@@ -191,7 +191,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.dataset_panel.series_selected.connect(self._on_dataset_series_selected)
         self._add_dock("Series", self.dataset_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.method_list = QListWidget(self)
-        self.method_list.setToolTip("Tick a method to show its overlay; colours match the plot")
+        self.method_list.setToolTip("Tick a method to show its lane; select it to focus it (its "
+                                    "lines on the series, its tracks); double click: its "
+                                    "parameters. Colours match the plot")
         for s in self.specs:
             item = QListWidgetItem(swatch(self.colors[s.name]), s.label)
             item.setData(Qt.ItemDataRole.UserRole, s.name)
@@ -206,6 +208,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.method_list.setMaximumHeight(22 * max(3, len(self.specs)) + 8)
         self.method_list.itemChanged.connect(self._on_method_item_changed)
         self.method_list.currentItemChanged.connect(self._on_method_list_current_changed)
+        self.method_list.itemActivated.connect(  # double click / Enter: show its parameters
+            lambda item: (self.set_focus(item.data(Qt.ItemDataRole.UserRole)),
+                          QTimer.singleShot(0, self._scroll_params_to_focus)))
         self._add_dock("Methods", self.method_list, Qt.DockWidgetArea.RightDockWidgetArea)
         self.param_panel = ParamPanel(self.specs, self)
         for s in self.specs:
@@ -223,6 +228,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self._add_dock("Messages", self.messages, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._sized = False
         self._sync_table_columns()
+        for s in self.specs:
+            self._note_params(s.name)
         focus = self.settings.q.value("methods/focus")
         self.set_focus(str(focus) if focus else None)
 

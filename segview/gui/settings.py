@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -18,6 +19,18 @@ from ..core.registry import DetectorSpec
 
 log = logging.getLogger(__name__)
 MAX_RECENT = 10
+
+
+def _inside_package(path: Path) -> bool:
+    """``path`` lies in the installed package or its bundled resources."""
+    from ..core.resources import resources_dir
+
+    try:
+        p = path.resolve()
+    except OSError:
+        return False
+    roots = (Path(__file__).resolve().parents[1], resources_dir().resolve())
+    return any(p == r or r in p.parents for r in roots)
 
 
 class Settings:
@@ -90,10 +103,16 @@ class Settings:
 
     # files
     def last_folder(self) -> str:
-        return str(self.q.value("files/last_folder", "") or "")
+        """Where file dialogs start: the folder last opened by the user, else the home folder
+        (never the installed package's bundled sample)."""
+        raw = str(self.q.value("files/last_folder", "") or "")
+        if raw and Path(raw).is_dir() and not _inside_package(Path(raw)):
+            return raw
+        return str(Path.home())
 
     def set_last_folder(self, folder: str) -> None:
-        self.q.setValue("files/last_folder", folder)
+        if not _inside_package(Path(folder)):  # opening the bundled sample is not a choice
+            self.q.setValue("files/last_folder", folder)
 
     def recent_files(self) -> list[str]:
         raw = self.q.value("files/recent")

@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                                QVBoxLayout, QWidget)
 from sqlalchemy.exc import SQLAlchemyError
@@ -149,6 +150,7 @@ class ReviewPanel(QWidget):
     def refresh(self) -> None:
         """Recompute the aggregation and the disagreement list."""
         s = self.window.session
+        scroll = self.disagreements.verticalScrollBar().value()
         self.disagreements.clear()
         try:
             if s.protocol == "steady_state":
@@ -172,12 +174,24 @@ class ReviewPanel(QWidget):
         except (RecoverableError, SQLAlchemyError, ValueError) as err:
             self.summary.setText(f"Aggregation not available: {err}")
             rows = []
-        for sid, text in rows:
-            it = QListWidgetItem(f"{sid}: {text}")
+        # a stable order: rows keep their place while the adjudicator works (a re-sort by
+        # severity after each decision moved another series under the mouse); a settled one
+        # stays, greyed, and new ones join at the end
+        texts = dict(rows)
+        order = getattr(self, "_row_order", [])
+        self._row_order = order + [sid for sid, _ in rows if sid not in order]
+        for sid in self._row_order:
+            if sid in texts:
+                it = QListWidgetItem(f"{sid}: {texts[sid]}")
+            else:
+                it = QListWidgetItem(f"{sid}: settled")
+                it.setForeground(QColor("#8a8a8a"))
             it.setData(Qt.ItemDataRole.UserRole, sid)
             self.disagreements.addItem(it)
-        if not rows:
+        if not self._row_order:
             self.disagreements.addItem("(none)")
+        self.disagreements.verticalScrollBar().setValue(scroll)
+        self._select_current()
         self.accept_button.setEnabled(self.window.judge.role == "adjudicator"
                                       and s.protocol == "steady_state")
 
@@ -194,6 +208,8 @@ class ReviewPanel(QWidget):
             self.window.go_to_series(sid)
 
     def show_series(self, series: Series) -> None:
+        self.accept_button.setText(f"Accept consensus as decision for {series.id}")
+        self._select_current()
         self.results = {}
         self.refresh_labels()
         self._request_detectors()

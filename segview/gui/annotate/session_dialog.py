@@ -8,6 +8,7 @@ open so the user can correct the location.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
@@ -69,6 +70,7 @@ class SessionDialog(QDialog):
         self.open_radio = QRadioButton("Open session:")
         self.session_combo = QComboBox()
         self.session_combo.currentTextChanged.connect(self._fill_judges)
+        self.session_combo.activated.connect(lambda _i: self.open_radio.setChecked(True))
         form.addRow(self.open_radio, self.session_combo)
         self.new_radio = QRadioButton("New session:")
         self.new_name = QLineEdit(session or "")
@@ -128,12 +130,19 @@ class SessionDialog(QDialog):
             self.new_radio.setChecked(True)
             return False
         self.session_combo.addItems(names)
-        if self._preset_session in names:
+        preset = self._preset_session in names
+        if preset:
             self.session_combo.setCurrentText(self._preset_session)
+        else:  # no guess: the first session in the database is unrelated to the loaded files
+            self.session_combo.setCurrentIndex(-1)
+            self.session_combo.setPlaceholderText("choose a session")
         self.open_radio.setEnabled(bool(names))
-        (self.open_radio if names else self.new_radio).setChecked(True)
-        if self._preset_session and self._preset_session not in names:
-            self.new_radio.setChecked(True)
+        # with data files and no session named: a new session from them (the user may pick one)
+        self.open_radio.setChecked(bool(names) and (preset or not self.paths))
+        self.new_radio.setChecked(not self.open_radio.isChecked())
+        if self.new_radio.isChecked() and not self.new_name.text() and self.paths:
+            first = Path(self.paths[0])
+            self.new_name.setText(first.name if first.is_dir() else first.parent.name or first.stem)
         return True
 
     def _fill_judges(self, name: str) -> None:

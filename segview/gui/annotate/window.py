@@ -566,5 +566,9 @@ def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
     if session and judge:
         opened = window.open_session(db, session, judge, protocol=protocol)
     if not opened:
-        QTimer.singleShot(0, lambda: window.ask_session(db, session, judge))
+        def ask() -> None:  # Cancel with no session open closes the (empty) window
+            if not window.ask_session(db, session, judge) and window.session is None:
+                window.close()
+
+        QTimer.singleShot(0, ask)
     return int(app.exec())

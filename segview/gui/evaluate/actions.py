@@ -24,6 +24,13 @@ class EvaluationActions:
     add_prediction_file: Any
     add_run: Any
 
+    def _start_folder(self) -> str:
+        """File dialogs start where the explorer's do (the user's last folder, else home)."""
+        from ..settings import Settings
+
+        settings = getattr(getattr(self, "explorer", None), "settings", None)
+        return (settings if settings is not None else Settings()).last_folder()
+
     # ------------------------------------------------------------------ export
     def export_report(self, path: str | Path, fmt: str | None = None) -> bool:
         """Write the report as text, json or csv (by ``fmt`` or the file extension)."""
@@ -41,7 +48,7 @@ class EvaluationActions:
         return True
 
     def _on_export_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export evaluation report", "",
+        path, _ = QFileDialog.getSaveFileName(self, "Export evaluation report", self._start_folder(),
                                               "Text (*.txt);;JSON (*.json);;CSV (*.csv)")
         if path:
             self.export_report(path)
@@ -50,27 +57,39 @@ class EvaluationActions:
         if self.report is None:
             self.post("Nothing to save yet: evaluate first")
             return
-        folder = QFileDialog.getExistingDirectory(self, "Save figures (PNG and SVG) to")
+        folder = QFileDialog.getExistingDirectory(self, "Save figures (PNG and SVG) to",
+                                                  self._start_folder())
         if folder:
             files = rep.write_plots(self.report, folder)
             self.post(f"{len(files)} figure files saved to {folder}")
 
     # ------------------------------------------------------------------ dialogs
     def _on_truth_file_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Truth table", "", "CSV (*.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Truth table", self._start_folder(), "CSV (*.csv);;All files (*)")
         if path:
             self.set_truth_file(path)
 
     def _on_add_file_clicked(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Prediction CSVs (segview detect)", "",
+        paths, _ = QFileDialog.getOpenFileNames(self, "Prediction CSVs (segview detect)",
+                                                self._start_folder(),
                                                 "CSV (*.csv);;All files (*)")
         for p in paths:
             self.add_prediction_file(p)
 
     def _on_add_run_clicked(self) -> None:
+        """Run now: add the detector and start the evaluation (it no longer waits silently)."""
         name = self.panel.run_choice()
-        if name:
-            self.add_run(name)
+        if not name:
+            return
+        added = self.add_run(name)
+        if added is None:
+            return
+        if not self.truth:
+            self.post(f"Added {added}; choose a truth, then Evaluate runs it")
+        elif self.is_running():
+            self.post(f"Added {added}; it runs with the next Evaluate (one is running now)")
+        elif self.evaluate():
+            self.post(f"Running {added} on {len(self.series)} series, then evaluating…")
 
     def _on_remove_clicked(self) -> None:
         name = self.panel.current_name()

@@ -66,8 +66,9 @@ class InputsPanel(QWidget):
         for spec in onset_specs:
             self.run_combo.addItem(spec.label, spec.name)
         self.add_run_button = QPushButton("Run now", methods)
-        self.add_run_button.setToolTip("Add this detector; Evaluate runs it on the loaded series "
-                                       "with the explorer's current parameters (cached on disk)")
+        self.add_run_button.setToolTip("Add this detector and evaluate at once: it runs on the "
+                                       "loaded series with the explorer's current parameters "
+                                       "(cached on disk), with progress below")
         row = QHBoxLayout()
         row.addWidget(self.run_combo, 1)
         row.addWidget(self.add_run_button)

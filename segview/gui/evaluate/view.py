@@ -199,6 +199,8 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         else:
             color = None
         used = set(self.colors.values())
+        if color in used:  # the explorer's colour already marks another entry: a free one
+            color = None
         self.colors[entry.name] = color or next((c for c in PALETTE if c not in used),
                                                 PALETTE[len(self.colors) % len(PALETTE)])
         self.panel.add_item(entry.name, entry.describe(), self.colors[entry.name], checked)
