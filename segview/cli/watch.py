@@ -1,7 +1,8 @@
 """``segview watch FILE [--total N] [--param KEY=VALUE ...] [--once | --timeout SEC]``.
 
-Follows a benchmark's output while it is written (a JMH fork list or ``-rf json`` result file, or a
-CSV; a partially written file is read up to its last complete value) and feeds one series to
+Follows a benchmark's output while it is written (JMH's console output, e.g. ``java -jar
+benchmarks.jar | tee run.log``; a JMH fork list or ``-rf json`` result file; or a CSV; a partially
+written file is read up to its last complete value) and feeds one series (one fork) to
 incremental KB-KSSD (:class:`segview.stream.SteadyStateMonitor`). Progress goes to standard error;
 the verdict goes to standard output as soon as it is reached.
 
@@ -21,10 +22,11 @@ from .paramflags import add_preset_option, parse_param_args, positive_int
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("watch", help="follow a growing benchmark output and say when it is steady",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", metavar="FILE", help="JMH JSON or CSV file being written")
+    p.add_argument("file", metavar="FILE",
+                   help="JMH console log, JMH JSON or CSV file being written")
     p.add_argument("--series", metavar="ID",
                    help="which series to follow: position (0-based) or name (fork id, CSV column, "
-                        "series_id); default: the last fork (JSON) or first column (CSV)")
+                        "series_id); default: the fork being written (log, JSON) or the first column (CSV)")
     p.add_argument("--total", type=positive_int, metavar="N",
                    help="the series' final length (e.g. JMH's iteration count); reaching it makes "
                         "the verdict final")

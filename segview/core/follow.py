@@ -7,6 +7,9 @@ since the previous poll, and whether the series is complete. Formats:
   or JMH's ``-rf json`` result file (``primaryMetric.rawData``). A partially written file is read
   up to its last complete number (:func:`parse_partial_json`); a fork is complete when its ``]``
   has been written.
+* JMH's console output (``java -jar benchmarks.jar ... | tee run.log``): the measurement
+  ``Iteration N: value unit`` lines of one fork (``benchmark[params]/forkK``); the fork is complete
+  when the next fork, benchmark or the result summary begins. Warm-up iterations are skipped.
 * CSV (anything else): one value per line (with or without a header), a wide table (one column per
   series; a blank cell ends a series) or a long table ``series_id,index,value`` with each series'
   rows in index order. Only lines ending in a newline are read; the file is read from where the
@@ -35,6 +38,13 @@ _NUMBER_PREFIX = re.compile(r'-?\d*(?:\.\d*)?(?:[eE][-+]?\d*)?')
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
 _LITERAL_VALUES = {"true": True, "false": False, "null": None, "NaN": math.nan,
                    "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+_JMH_LOG = re.compile(r"^(# JMH version|# Run progress|# Fork: \d+ of|(# Warmup )?Iteration +\d+:)",
+                      re.M)
+_LOG_ITERATION = re.compile(r"^Iteration +\d+: +(\S+(?: \S+)?) +\S")
+_LOG_FORK = re.compile(r"^# Fork: (\d+) of \d+")
+_LOG_END = re.compile(r"^(# Benchmark:|# Run complete|Result \")")
 
 
 class PartialList(list):  # type: ignore[type-arg]
@@ -189,6 +199,11 @@ class SeriesFollower:
         self._delim = ","
         self._column: int | None = None
         self._long: tuple[int, int, int] | None = None
+        # JMH log state
+        self._bench = ""
+        self._params = ""
+        self._fork = 0
+        self._current: str | None = None
 
     # -- public -----------------------------------------------------------------------------
 
@@ -207,6 +222,8 @@ class SeriesFollower:
                 return np.empty(0)
         if self._kind == "json":
             return self._poll_json()
+        if self._kind == "jmhlog":
+            return self._poll_log()
         return self._poll_csv()
 
     # -- helpers ----------------------------------------------------------------------------
@@ -218,7 +235,9 @@ class SeriesFollower:
             head = fh.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
         if not head:
             return None
-        return "json" if head[0] in "[{" else "csv"
+        if head[0] in "[{":
+            return "json"
+        return "jmhlog" if _JMH_LOG.search(head) else "csv"
 
     def _numbers(self, values: list[Any], start: int) -> NDArray[np.float64]:
         out = np.empty(len(values) - start)
@@ -273,7 +292,8 @@ class SeriesFollower:
         self.complete = fork.complete
         return self._take(new)
 
-    def _poll_csv(self) -> NDArray[np.float64]:
+    def _new_lines(self) -> list[str]:
+        """The complete lines appended since the last poll (O(new bytes))."""
         with self.path.open("rb") as fh:
             fh.seek(0, 2)
             size = fh.tell()
@@ -283,12 +303,16 @@ class SeriesFollower:
             chunk = fh.read()
         end = chunk.rfind(b"\n")
         if end < 0:
-            return np.empty(0)
+            return []
         first_line = self._offset == 0
         self._offset += end + 1
         lines = chunk[:end].decode("utf-8", errors="replace").splitlines()
         if first_line and lines:
             lines[0] = lines[0].lstrip("\ufeff")
+        return lines
+
+    def _poll_csv(self) -> NDArray[np.float64]:
+        lines = self._new_lines()
         out: list[float] = []
         for line in lines:
             if not line.strip():
@@ -358,3 +382,57 @@ class SeriesFollower:
             return float(cell)
         except ValueError:
             raise DataFormatError(str(self.path), f"{cell!r} is not a number", where) from None
+
+    # -- JMH's console output (``java -jar benchmarks.jar ... | tee run.log``) ---------------------
+
+    def _log_name(self) -> str:
+        params = f"[{self._params}]" if self._params else ""
+        return f"{self._bench or 'benchmark'}{params}/fork{self._fork}"
+
+    def _poll_log(self) -> NDArray[np.float64]:
+        """Measurement iterations of one fork; the fork is complete when the next one starts."""
+        raw: dict[str, list[tuple[str, str]]] = {}  # fork -> (value text, line), this poll only
+        done: set[str] = set()
+        current = self._current
+        for line in self._new_lines():
+            if line.startswith("# Benchmark: "):
+                self._bench = line[len("# Benchmark: "):].strip()
+                self._params = ""
+            elif line.startswith("# Parameters: "):
+                self._params = line[len("# Parameters: "):].strip().strip("()").replace(" ", "")
+            fork = _LOG_FORK.match(line)
+            if fork or _LOG_END.match(line):
+                if current is not None:
+                    done.add(current)
+                current = None
+                if fork:
+                    self._fork = int(fork.group(1)) - 1
+                    current = self._log_name()
+                continue
+            m = _LOG_ITERATION.match(line)
+            if m is not None:
+                if current is None:
+                    current = self._log_name()
+                raw.setdefault(current, []).append((m.group(1), line))
+        self._current = current
+        if self.name is None:
+            if current is not None:
+                raw.setdefault(current, [])  # the fork being written, even before its first value
+            names = list(raw)
+            pick = self._select(names)
+            if pick is None:
+                return np.empty(0)
+            self.name = names[pick]
+        self.complete = self.name in done
+        values = [self._log_value(text, line) for text, line in raw.get(self.name, ())]
+        return self._take(np.asarray(values, dtype=np.float64))
+
+    def _log_value(self, text: str, line: str) -> float:
+        if "≈" in text or "⁻" in text:
+            raise DataFormatError(str(self.path), f"JMH printed the value as {text!r} (too small "
+                                  "for its unit): rerun with a finer time unit, e.g. -tu ns",
+                                  f"line {line.strip()!r}")
+        text = text.split()[0]
+        if "," in text and "." not in text:
+            text = text.replace(",", ".")  # decimal comma of the JVM's locale
+        return self._float(text.replace(",", ""), f"line {line.strip()!r}")

@@ -129,6 +129,38 @@ def test_watch_wide_and_long_csv(tmp_path):
         f.poll()
 
 
+def jmh_log(forks: list[list[float]]) -> str:
+    out = ["# JMH version: 1.37", "# Benchmark: org.Bench.run", "# Parameters: (n = 8)", ""]
+    for k, fork in enumerate(forks):
+        out += [f"# Fork: {k + 1} of {len(forks)}", "# Warmup Iteration   1: 99.000 ns/op"]
+        out += [f"Iteration {i + 1:4d}: {v:.6f} ns/op" for i, v in enumerate(fork)]
+        out += ["                 ·gc.alloc.rate:      0.001 MB/sec", ""]
+    return "\n".join(out + ['Result "org.Bench.run":', ""])
+
+
+def test_watch_jmh_console_log_in_steps(tmp_path):
+    a, b = series(300, seed=4), series(500, seed=5)
+    text = jmh_log([a, b])
+    path = tmp_path / "run.log"
+    start_b = text.index("# Fork: 2")
+    path.write_text(text[:start_b + 5])  # fork 2's header line is still incomplete
+    w = Watcher(str(path))
+    v = w.poll()
+    assert w.follower.name == "org.Bench.run[n=8]/fork0" and not v.final  # fork 2 not begun
+    path.write_text(text[:start_b + 400])
+    v = w.poll()
+    assert v.final and list(w.monitor.values) == a and v.since == batch_onset(a)
+    w2 = Watcher(str(path))
+    w2.poll()
+    assert w2.follower.name.endswith("/fork1")  # the fork being written
+    path.write_text(text)
+    v = w2.poll()
+    assert v.final and list(w2.monitor.values) == b and v.since == batch_onset(b)
+    path.write_text(text.replace("Iteration    7: ", "Iteration    7: ≈ 10⁻⁴ ns/op #"))
+    with pytest.raises(DataFormatError, match="-tu ns"):
+        SeriesFollower(path, series="0").poll()
+
+
 def test_rewritten_file_is_an_error(tmp_path):
     path = tmp_path / "run.json"
     path.write_text("[[1, 2, 3, 4,")
