@@ -28,7 +28,7 @@ def test_same_as_ruptures_binseg_penalty(seed, n, beta, m):
     if n < m:
         return
     ref = ruptures.Binseg(model="l2", min_size=m, jump=1).fit(y).predict(pen=beta)[:-1]
-    got = segview.detect(y, "binseg", penalty=beta, min_size=m).change_points
+    got = segview.detect(y, "binseg", preset="faithful", penalty=beta, min_size=m).change_points
     assert list(got) == ref
 
 
@@ -38,7 +38,7 @@ def test_same_as_ruptures_binseg_penalty(seed, n, beta, m):
 def test_same_as_ruptures_binseg_n_bkps(seed, n, k, m):
     y = _pw_constant(seed, n)
     ref = ruptures.Binseg(model="l2", min_size=m, jump=1).fit(y).predict(n_bkps=k)[:-1]
-    res = segview.detect(y, "binseg", n_bkps=k, min_size=m)
+    res = segview.detect(y, "binseg", preset="faithful", n_bkps=k, min_size=m)
     assert list(res.change_points) == ref
     assert res.notes
 
@@ -77,6 +77,6 @@ def test_errors():
 def test_noise_scale_option():
     rng = np.random.default_rng(4)
     y = np.r_[rng.normal(0, 100, 300), rng.normal(800, 100, 300)]
-    assert segview.detect(y, "binseg", penalty="bic").change_points.size > 50
-    res = segview.detect(y, "binseg", penalty="bic", noise_scale=True)
+    assert segview.detect(y, "binseg", preset="faithful", penalty="bic").change_points.size > 50
+    res = segview.detect(y, "binseg", preset="faithful", penalty="bic", noise_scale=True)
     assert len(res.change_points) == 1 and abs(int(res.change_points[0]) - 300) <= 5 and res.notes

@@ -51,7 +51,8 @@ def test_joint_segmentation_equals_brute_force(method: str, cost: str) -> None:
         min_size = int(rng.integers(1 if cost == "l2" else 2, 4))
         beta = float(rng.uniform(0.5, 6.0))
         s = Series(y, id=f"t{trial}", dims=[f"d{k}" for k in range(d)])
-        res = segview.detect(s, method, cost=cost, penalty=beta, min_size=min_size)
+        res = segview.detect(s, method, preset="faithful",
+                             cost=cost, penalty=beta, min_size=min_size)
         want_cost, want_cps = _brute_force(y, cost, beta, min_size)
         got_cps = tuple(int(c) for c in res.change_points)
         bounds = (0, *got_cps, n)

@@ -26,20 +26,21 @@ FPOP_PATH = [-10, -10, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14, 16, 16, 1
                                           ("op", {"threads": 2, "schedule": "dynamic"}),
                                           ("pelt", {})])
 def test_fpop_vector_and_pairs(method, extra):
-    res = segview.detect(range(1, 31), method, cost="l2", penalty=1, min_size=1, **extra)
+    res = segview.detect(range(1, 31), method, preset="faithful",
+                         cost="l2", penalty=1, min_size=1, **extra)
     assert list(res.stats["optimal_cost"]) == FPOP_30  # exact: all values are multiples of 0.5
     assert list(res.change_points) == list(range(2, 30, 2))
 
 
 @pytest.mark.parametrize("n", [10, 20])
 def test_fpop_prefixes(n):
-    res = segview.detect(range(1, n + 1), "op", cost="l2", penalty=1)
+    res = segview.detect(range(1, n + 1), "op", preset="faithful", cost="l2", penalty=1)
     assert list(res.stats["optimal_cost"]) == FPOP_30[:n]
     assert list(res.change_points) == list(range(2, n, 2))
 
 
 def test_tie_last_reproduces_fpop_path():
-    res = segview.detect(range(1, 31), "op", cost="l2", penalty=1, tie="last")
+    res = segview.detect(range(1, 31), "op", preset="faithful", cost="l2", penalty=1, tie="last")
     path = [-10 if v == 0 else int(v) for v in res.stats["last"]]
     assert path == FPOP_PATH
 
@@ -49,7 +50,8 @@ def test_tie_last_reproduces_fpop_path():
     (3.0, [200, 350], 70.9280495011),
     (1.0, [125, 130, 139, 162, 200, 236, 253, 261, 350, 484, 497, 534, 541], 62.9702404574)])
 def test_spec_lcg_l2(method, beta, cps, f):
-    res = segview.detect(lcg_ar_shifts(600), method, cost="l2", penalty=beta, min_size=1)
+    res = segview.detect(lcg_ar_shifts(600), method, preset="faithful",
+                         cost="l2", penalty=beta, min_size=1)
     assert list(res.change_points) == cps
     assert res.stats["penalized_cost"] == pytest.approx(f, abs=1e-8)
 
@@ -59,7 +61,7 @@ def test_spec_lcg_normal_bic(method):
     y = lcg_uniform(300, 3)
     y[120:] *= 3
     y[220:] += 1
-    res = segview.detect(y, method, cost="normal", penalty="bic", min_size=2)
+    res = segview.detect(y, method, preset="faithful", cost="normal", penalty="bic", min_size=2)
     assert res.stats["penalty"] == pytest.approx(17.111347, abs=1e-6)
     assert list(res.change_points) == [121, 218]
     assert res.stats["penalized_cost"] == pytest.approx(501.6763620288, abs=1e-8)
@@ -153,7 +155,8 @@ def test_same_change_points_as_ruptures_pelt(seed, n, beta):
     y = _pw_constant(np.random.default_rng(seed), n)
     ref = ruptures.Pelt(model="l2", min_size=1, jump=1).fit(y).predict(pen=beta)[:-1]
     for method in ("pelt", "op"):
-        assert list(segview.detect(y, method, penalty=beta, min_size=1).change_points) == ref
+        assert list(segview.detect(y, method, preset="faithful",
+                                   penalty=beta, min_size=1).change_points) == ref
 
 
 @settings(max_examples=40, deadline=None)
@@ -221,12 +224,13 @@ def test_noise_scale_opt_in_benefit_and_invariance():
     # series in large units (noise sd 100): the unit-variance l2 penalty over-segments badly
     series, truth = piecewise_constant(1000, 4, noise_std=100.0,
                                        delta=(500.0, 800.0), min_gap=50, seed=2)
-    raw = segview.detect(series, "pelt", penalty="bic")
-    scaled = segview.detect(series, "pelt", penalty="bic", noise_scale=True)
+    raw = segview.detect(series, "pelt", preset="faithful", penalty="bic")
+    scaled = segview.detect(series, "pelt", preset="faithful", penalty="bic", noise_scale=True)
     assert len(raw.change_points) > 100 and not raw.notes
     assert len(scaled.change_points) == 4 and scaled.notes
     assert np.max(np.abs(scaled.change_points - np.array(truth.change_points))) <= 3
-    again = segview.detect(0.01 * series.values + 5, "op", penalty="bic", noise_scale=True)
+    again = segview.detect(0.01 * series.values + 5, "op", preset="faithful",
+                           penalty="bic", noise_scale=True)
     assert np.array_equal(again.change_points, scaled.change_points)
 
 
@@ -236,9 +240,10 @@ def test_noise_scale_makes_normal_cost_unit_free():
     # cost sees nothing; with noise_scale the floor is relative and the change is found
     rng = np.random.default_rng(5)
     y = np.r_[rng.normal(4e-8, 1e-9, 400), rng.normal(4e-8, 5e-9, 400)]
-    assert segview.detect(y, "pelt", cost="normal", min_size=10).change_points.size == 0
-    res = segview.detect(y, "pelt", cost="normal", min_size=10, noise_scale=True)
-    ref = segview.detect(y * 1e9, "pelt", cost="normal", min_size=10)
+    assert segview.detect(y, "pelt", preset="faithful",
+                          cost="normal", min_size=10).change_points.size == 0
+    res = segview.detect(y, "pelt", preset="faithful", cost="normal", min_size=10, noise_scale=True)
+    ref = segview.detect(y * 1e9, "pelt", preset="faithful", cost="normal", min_size=10)
     assert np.array_equal(res.change_points, ref.change_points) and res.notes
     assert len(res.change_points) == 1 and abs(int(res.change_points[0]) - 400) <= 10
 

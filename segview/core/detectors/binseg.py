@@ -122,11 +122,11 @@ def _min_length(p: Params) -> int:
 
 
 register(DetectorSpec(
-    name="binseg", label="Binary segmentation", version="1", produces="change_points",
+    name="binseg", label="Binary segmentation", version="2", produces="change_points",
     params=BINSEG_PARAMS,
     presets=partition_presets(BINSEG_PARAMS, {"n_bkps": None, "max_bkps": None},
                               {"n_bkps": None, "max_bkps": 5}),
-    run=_run, min_length=_min_length,
+    run=_run, min_length=_min_length, affine_invariant=True,
     citation="Scott & Knott (1974), Biometrics 30(3):507-512",
     description="Greedy recursive splitting by the largest cost reduction.",
 ))

@@ -296,18 +296,20 @@ def _min_length(params: Params) -> int:
 
 
 COMMON_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("scale", "str", "none", choices=SCALE_MODES,
-              help="Units the costs see: the raw values (R changepoint, ruptures), zscore (R's "
-                   "scale(): mean 0, sample sd 1) or robust (median 0, noise sd 1 estimated from "
-                   "first differences, unaffected by shifts and spikes); with zscore or robust the "
-                   "result does not depend on the data's units."),
+    ParamSpec("scale", "str", "zscore", choices=SCALE_MODES,
+              help="Units the costs see: zscore (R's scale(): mean 0, sample sd 1; the measured "
+                   "default, docs/defaults.md), robust (median 0, white-noise sd 1 from first "
+                   "differences) or none (the raw values, as R changepoint and ruptures; the "
+                   "faithful preset). With zscore or robust results do not depend on the units."),
     ParamSpec("cost", "str", "l2", choices=("l2", "normal"),
               help="Segment cost: squared error (change in mean, unit noise variance) or Gaussian "
                    "mean and variance (twice the negative log-likelihood)."),
-    ParamSpec("penalty", "float", "bic", low=0.0, high=1e6, step=0.5, log=True,
+    ParamSpec("penalty", "float", "mbic", low=0.0, high=1e6, step=0.5, log=True,
               aliases=_costs.PENALTY_NAMES,
               help="Cost of one extra change point, or a criterion name resolved with the series "
-                   "length (bic counts the change location, as R changepoint >= 2.2)."),
+                   "length (bic counts the change location, as R changepoint >= 2.2; mbic, the "
+                   "measured default, adds ln(segment length) per segment: PELT is then not "
+                   "exact, op is)."),
     ParamSpec("min_size", "int", None, low=1, high=100_000, step=1, unit="samples", optional=True,
               help="Minimum segment length; automatic means 1 for l2 and 2 for normal."),
     ParamSpec("tie", "str", "first", choices=("first", "last"),
@@ -350,7 +352,7 @@ def partition_presets(params: tuple[ParamSpec, ...], faithful: dict[str, Any] | 
 
 
 OP = register(DetectorSpec(
-    name="op", label="Optimal partitioning", version="1", produces="change_points",
+    name="op", label="Optimal partitioning", version="2", produces="change_points",
     params=COMMON_PARAMS + (
         ParamSpec("threads", "int", 1, low=1, high=256, step=1,
                   help="Worker threads for the parallel evaluation of F(t) (the blocked kernel, "
@@ -363,16 +365,16 @@ OP = register(DetectorSpec(
                        "n/16 within 256 to 4096."),
         SEARCH_PARAM,
     ),
-    run=_run_op, min_length=_min_length, affine_invariant=False,
+    run=_run_op, min_length=_min_length, affine_invariant=True,
     presets=partition_presets(COMMON_PARAMS),
     citation="Jackson et al. (2005); Srivastava, multithreaded optimal partitioning (seed 003)",
     description="Exact penalised segmentation by dynamic programming, O(n^2), multithreaded.",
 ))
 
 PELT = register(DetectorSpec(
-    name="pelt", label="PELT", version="1", produces="change_points",
+    name="pelt", label="PELT", version="2", produces="change_points",
     params=COMMON_PARAMS + (SEARCH_PARAM,),
-    run=_run_pelt_detector, min_length=_min_length, affine_invariant=False,
+    run=_run_pelt_detector, min_length=_min_length, affine_invariant=True,
     presets=partition_presets(COMMON_PARAMS),
     citation="Killick, Fearnhead & Eckley (2012), JASA 107(500):1590-1598",
     description="Exact penalised segmentation with pruning (expected linear time).",
