@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .paramflags import add_preset_option, parse_param_args, positive_int
+
+if TYPE_CHECKING:
+    from ..core.stream import Verdict
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="JMH console log, JMH JSON or CSV file being written")
     p.add_argument("--series", metavar="ID",
                    help="which series to follow: position (0-based) or name (fork id, CSV column, "
-                        "series_id); default: the fork being written (log, JSON) or the first column (CSV)")
+                        "series_id); default: the fork being written (log, JSON) or the first "
+                        "column (CSV)")
     p.add_argument("--total", type=positive_int, metavar="N",
                    help="the series' final length (e.g. JMH's iteration count); reaching it makes "
                         "the verdict final")
@@ -62,7 +66,7 @@ class Watcher:
         self.follower = SeriesFollower(path, series)
         self.err = err
 
-    def poll(self):  # -> Verdict | None
+    def poll(self) -> Verdict | None:
         """Read what was appended and feed it; the verdict, or None when nothing new arrived."""
         new = self.follower.poll()
         mon = self.monitor
@@ -107,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         time.sleep(args.interval)
 
 
-def _report(watcher: Watcher, verdict) -> int:
+def _report(watcher: Watcher, verdict: Verdict) -> int:
     name = watcher.follower.name
     if verdict.steady:
         first = watcher.monitor.first_steady
