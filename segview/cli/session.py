@@ -75,6 +75,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     lst = ss.add_parser("list", help="list sessions")
     _db(lst)
 
+    d = ss.add_parser("delete", help="remove a session with its series, judges and judgments")
+    d.add_argument("name")
+    d.add_argument("--force", action="store_true",
+                   help="also when judges have labelled series (their judgments are removed too)")
+    _db(d)
+
+    rn = ss.add_parser("rename", help="give a session a new name")
+    rn.add_argument("name")
+    rn.add_argument("new_name")
+    _db(rn)
+
     pr = ss.add_parser("progress", help="labelled / total per judge, and judges per series")
     pr.add_argument("name")
     pr.add_argument("--json", action="store_true")
@@ -151,6 +162,17 @@ def _assign(s: AnnotationSession, k: int, seed: int | None, shared: bool) -> int
     return 0
 
 
+def _delete(store: Store, args: argparse.Namespace) -> int:
+    sid = int(store.session_row(args.name).id)
+    labelled = [e for e in store.session_history(sid) if e.kind in ("label", "clear")]
+    if labelled and not args.force:
+        raise InputError(args.name, f"judges have made {len(labelled)} judgment(s) in this session; "
+                                    "export them first, then pass --force to delete it")
+    store.delete_session(args.name)
+    print(f"session {args.name!r} deleted ({len(labelled)} judgment(s) removed)")
+    return 0
+
+
 def _progress(s: AnnotationSession, as_json: bool, per_series: bool = False) -> int:
     roles = {j.name: j.role for j in s.judges()}
     prog = s.progress()
@@ -192,8 +214,18 @@ def run(args: argparse.Namespace) -> int:
             return _create(store, args)
         if cmd == "list":
             for name in store.session_names():
-                s = AnnotationSession.open(store, name)
+                try:
+                    s = AnnotationSession.open(store, name)
+                except InputError as err:  # e.g. an interrupted creation by an older segview
+                    print(f"{name}\t(unusable: {err.reason})")
+                    continue
                 print(f"{name}\t{s.protocol}\t{len(s.items())} series\t{len(s.judges())} judges")
+            return 0
+        if cmd == "delete":
+            return _delete(store, args)
+        if cmd == "rename":
+            store.rename_session(args.name, args.new_name)
+            print(f"session {args.name!r} renamed to {args.new_name!r}")
             return 0
         s = AnnotationSession.open(store, args.name)
         if cmd == "progress":

@@ -127,26 +127,30 @@ class AnnotationSession:
         if unknown:
             raise InputError(name, f"unknown session setting(s) {', '.join(sorted(unknown))}; "
                                    f"known: {', '.join(DEFAULT_SETTINGS)}")
-        sid = store.insert_session(name, protocol, {**DEFAULT_SETTINGS, **(settings or {})},
-                                   __version__)
-        rows = [{"session_id": sid, "series_id": s.id, "content_hash": s.content_hash,
+        rows = [{"series_id": s.id, "content_hash": s.content_hash,
                  "position": k, "n_samples": len(s), "source": str(s.metadata.get("source", "")),
                  "values": s.values.tobytes() if store_values else None,
                  "x_values": s.x.tobytes() if store_values and s.x is not None else None}
                 for k, s in enumerate(series)]
-        with store.write() as conn:
-            conn.execute(insert(st.items), rows)
-            multi = [s for s in series if s.dims]
-            if multi:
-                ids = dict(conn.execute(select(st.items.c.series_id, st.items.c.id).where(
-                    st.items.c.session_id == sid)).all())
-                conn.execute(insert(st.item_dimensions), [
-                    {"item_id": ids[s.id], "names": json.dumps(list(s.dims))} for s in multi])
+        multi = [s for s in series if s.dims]
+
+        def add_dimensions(conn: Any, sid: int) -> None:  # same transaction as the items
+            ids = dict(conn.execute(select(st.items.c.series_id, st.items.c.id).where(
+                st.items.c.session_id == sid)).all())
+            conn.execute(insert(st.item_dimensions), [
+                {"item_id": ids[s.id], "names": json.dumps(list(s.dims))} for s in multi])
+
+        store.insert_session(name, protocol, {**DEFAULT_SETTINGS, **(settings or {})},
+                             __version__, item_rows=rows, then=add_dimensions if multi else None)
         return cls.open(store, name)
 
     @classmethod
     def open(cls, store: st.Store, name: str) -> "AnnotationSession":
-        return cls(store, store.session_row(name))
+        session = cls(store, store.session_row(name))
+        if not session.items():
+            raise InputError(name, "the session has no series (its creation was interrupted); "
+                                   f"remove it with: segview session delete {name}")
+        return session
 
     # ----- items ------------------------------------------------------------------------------
     def items(self) -> list[Item]:

@@ -18,7 +18,8 @@ Tables (schema version in ``meta``):
 * ``assignments``: which items a judge is assigned, in their order (sessions made with ``k`` judges
   per series); a judge without rows annotates every item.
 
-Tables added after schema version 1 are created when an older database is opened (additive only).
+Schema versions: 1 = the first release; 2 adds ``item_dimensions`` and ``assignments``. An older
+database is migrated when it is opened (:data:`MIGRATIONS`, one transaction).
 
 Concurrency: SQLite runs in WAL mode with a busy timeout and every write transaction starts with
 ``BEGIN IMMEDIATE`` (no lock-upgrade deadlocks); on PostgreSQL each action locks its judge's row
@@ -37,15 +38,17 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (Boolean, Column, Float, ForeignKey, Integer, LargeBinary, MetaData, String,
-                        Table, Text, UniqueConstraint, create_engine, event, insert, select, text)
+                        Table, Text, UniqueConstraint, create_engine, delete, event, insert, select,
+                        text, update)
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import (ArgumentError, DatabaseError, IntegrityError, OperationalError,
+                            SQLAlchemyError)
 
 from ..errors import InputError, RecoverableError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_FILENAME = "segview-annotations.sqlite"
 PROTOCOLS = ("steady_state", "change_points")
 ROLES = ("judge", "adjudicator")
@@ -150,15 +153,18 @@ def normalise_url(db: str | os.PathLike[str] | None) -> str:
     return f"sqlite:///{Path(db).expanduser().resolve()}"
 
 
-def _sqlite_engine(url: str) -> Engine:
-    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S,
-                                              "check_same_thread": False})
+def _sqlite_engine(url: str, read_only: bool = False) -> Engine:
+    if read_only:  # a file we may not write: open it read-only so it can still be listed and read
+        path = url[len("sqlite:///"):]
+        engine = create_engine("sqlite://", creator=lambda: _sqlite_ro_connect(path))
+    else:
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S,
+                                                  "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _rec: Any) -> None:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
         cur.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         cur.execute("PRAGMA synchronous=FULL")
         cur.execute("PRAGMA foreign_keys=ON")
@@ -170,6 +176,14 @@ def _sqlite_engine(url: str) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+def _sqlite_ro_connect(path: str) -> Any:
+    import sqlite3
+    from urllib.parse import quote
+
+    return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
+                           check_same_thread=False)
 
 
 @dataclass(frozen=True)
@@ -192,7 +206,11 @@ class Event:
 
 
 def _event(row: Any) -> Event:
-    cps = None if row.change_points is None else tuple(json.loads(row.change_points))
+    try:
+        cps = None if row.change_points is None else tuple(int(c) for c in json.loads(row.change_points))
+    except (ValueError, TypeError) as err:
+        raise RecoverableError(f"annotation database: event {row.id} has malformed change points "
+                               f"({err}); the database was damaged or edited by hand") from None
     return Event(row.id, row.judge_id, row.item_id, row.kind, int(row.repeat or 0), row.target,
                  None if row.steady is None else bool(row.steady), row.onset, cps,
                  row.confidence, row.note, row.created_at, row.tool_version)
@@ -227,6 +245,35 @@ def replay(history: list[Event]) -> tuple[dict[tuple[int, int], Event], list[int
     return current, done, redo
 
 
+def _read_only_file(path: Path) -> bool:
+    """An existing database file (or its folder, which SQLite's journal needs) we may not write."""
+    return path.exists() and (not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK))
+
+
+def _v1_to_v2(conn: Connection) -> None:
+    """Version 2 adds the multivariate dimension names and the judge assignments (new tables)."""
+    for table in (item_dimensions, assignments):
+        table.create(conn, checkfirst=True)
+
+
+# Schema migrations: MIGRATIONS[v] upgrades a database at version v to v + 1 inside the caller's
+# write transaction.
+MIGRATIONS: dict[int, Any] = {1: _v1_to_v2}
+
+
+def migrate(conn: Connection, version: int) -> None:
+    """Bring a database at ``version`` up to :data:`SCHEMA_VERSION` (one transaction)."""
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise RecoverableError(f"annotation schema version {version} cannot be migrated to "
+                                   f"{SCHEMA_VERSION} by this segview")
+        step(conn)
+        version += 1
+        conn.execute(update(meta_table).where(meta_table.c.key == "schema_version")
+                     .values(value=str(version)))
+
+
 class Store:
     """A connection to an annotation database.
 
@@ -241,16 +288,21 @@ class Store:
 
     def __init__(self, db: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
         self.url = normalise_url(db)
+        self.read_only = False
         try:
             if self.url.startswith("sqlite"):
                 path = self.url[len("sqlite:///"):] if self.url.startswith("sqlite:///") else ""
                 if path and path != ":memory:":
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
-                self.engine = _sqlite_engine(self.url)
+                    self.read_only = _read_only_file(Path(path))
+                self.engine = _sqlite_engine(self.url, self.read_only)
             else:
                 self.engine = create_engine(self.url, pool_pre_ping=True)
             self._init_schema(create)
-        except (ArgumentError, SQLAlchemyError, ImportError) as err:
+        except RecoverableError:
+            self.engine.dispose()
+            raise
+        except (ArgumentError, SQLAlchemyError, ImportError, OSError) as err:
             hint = ("; PostgreSQL needs the driver: pip install 'psycopg[binary]'"
                     if isinstance(err, ImportError) and "psycopg" in str(err) else "")
             raise RecoverableError(f"annotation database {self.display_url}: cannot be opened "
@@ -281,43 +333,118 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite), committed on exit."""
-        with self.engine.connect() as conn:
-            conn.execution_options(segview_write=True)
-            with conn.begin():
-                yield conn
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite), committed on exit.
+
+        Raises:
+            RecoverableError: the database is read-only, the disk is full, or the server went away
+                (nothing of the transaction is kept; what was committed before stays).
+        """
+        if self.read_only:
+            raise RecoverableError(f"annotation database {self.display_url} is read-only: "
+                                   "nothing can be saved to it")
+        try:
+            with self.engine.connect() as conn:
+                conn.execution_options(segview_write=True)
+                with conn.begin():
+                    yield conn
+        except IntegrityError:
+            raise  # callers turn constraint violations into their own messages
+        except (OperationalError, DatabaseError) as err:
+            reason = str(getattr(err, "orig", err)).splitlines()[0]
+            raise RecoverableError(f"annotation database {self.display_url}: not saved "
+                                   f"({reason})") from err
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
-            with conn.begin():
-                yield conn
+        """A read transaction; a damaged file or a lost server is a RecoverableError."""
+        try:
+            with self.engine.connect() as conn:
+                with conn.begin():
+                    yield conn
+        except (OperationalError, DatabaseError) as err:
+            reason = str(getattr(err, "orig", err)).splitlines()[0]
+            raise RecoverableError(f"annotation database {self.display_url}: cannot be read "
+                                   f"({reason})") from err
 
     def _init_schema(self, create: bool) -> None:
+        """Check (read-only), create (empty database) or migrate (older version) the schema.
+
+        A database that holds other tables but no ``segview_meta`` belongs to another application
+        and is refused untouched.
+        """
+        with self.read() as conn:
+            state, version = self._schema_state(conn)
+        if self.is_sqlite and not self.read_only:
+            self._use_wal()  # only now: a foreign file is refused above, byte for byte untouched
+        if state == "current":
+            with self.read() as conn:
+                self._check_columns(conn)
+            return
+        if self.read_only:
+            raise RecoverableError(f"annotation database {self.display_url} is read-only and "
+                                   + ("empty" if state == "empty" else
+                                      f"at schema version {version} (this segview needs "
+                                      f"{SCHEMA_VERSION}): open it once where it can be written "
+                                      "to upgrade it"))
         with self.write() as conn:
             if not self.is_sqlite:
                 conn.execute(text("SELECT pg_advisory_xact_lock(74655)"))
-            has_meta = self.engine.dialect.has_table(conn, meta_table.name)
-            if not has_meta:
+            state, version = self._schema_state(conn)  # again, under the write lock
+            if state == "empty":
                 if not create:
                     raise RecoverableError(f"{self.display_url}: not a segview annotation database")
                 metadata.create_all(conn)
                 conn.execute(insert(meta_table).values(key="schema_version",
                                                        value=str(SCHEMA_VERSION)))
                 return
-            version = conn.execute(select(meta_table.c.value).where(
-                meta_table.c.key == "schema_version")).scalar()
-            if version is None or int(version) > SCHEMA_VERSION:
-                raise RecoverableError(f"{self.display_url}: annotation schema version {version} "
-                                       f"is newer than this segview ({SCHEMA_VERSION})")
+            if state == "old":
+                migrate(conn, int(version))
             self._check_columns(conn)
-            metadata.create_all(conn)  # tables added since (additive; existing ones untouched)
+
+    def _use_wal(self) -> None:
+        """WAL journal (readers never block the writer); persistent in the file, set outside any
+        transaction on the raw connection."""
+        raw = self.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+        finally:
+            raw.close()
+
+    def _schema_state(self, conn: Connection) -> tuple[str, str | None]:
+        """``("empty"|"current"|"old", version)``; raises for foreign, damaged or newer databases."""
+        from sqlalchemy import inspect
+
+        tables = set(inspect(conn).get_table_names())
+        if meta_table.name not in tables:
+            if tables:
+                shown = ", ".join(sorted(tables)[:5])
+                raise RecoverableError(f"{self.display_url}: not a segview annotation database (it "
+                                       f"holds other tables: {shown}); segview leaves it untouched")
+            return "empty", None
+        version = conn.execute(select(meta_table.c.value).where(
+            meta_table.c.key == "schema_version")).scalar()
+        try:
+            number = int(str(version))
+        except ValueError:
+            raise RecoverableError(f"{self.display_url}: damaged annotation database (schema "
+                                   f"version {version!r} is not a number)") from None
+        if number > SCHEMA_VERSION:
+            raise RecoverableError(f"{self.display_url}: annotation schema version {number} is "
+                                   f"newer than this segview's ({SCHEMA_VERSION}); update segview")
+        if number < 1:
+            raise RecoverableError(f"{self.display_url}: damaged annotation database (schema "
+                                   f"version {number})")
+        return ("current" if number == SCHEMA_VERSION else "old"), str(number)
 
     def _check_columns(self, conn: Connection) -> None:
         from sqlalchemy import inspect
 
         insp = inspect(conn)
-        for table in (sessions, items, judges, events):
+        present = set(insp.get_table_names())
+        for table in (sessions, items, judges, events, item_dimensions, assignments):
+            if table.name not in present:
+                raise RecoverableError(f"{self.display_url}: table {table.name!r} is missing; the "
+                                       "database was damaged or made by a development version")
             have = {c["name"] for c in insp.get_columns(table.name)}
             missing = [c.name for c in table.columns if c.name not in have]
             if missing:
@@ -338,7 +465,10 @@ class Store:
         return row
 
     def insert_session(self, name: str, protocol: str, settings: Mapping[str, Any],
-                       tool_version: str) -> int:
+                       tool_version: str, item_rows: list[dict[str, Any]] | None = None,
+                       then: Any = None) -> int:
+        """Create a session and its items in ONE transaction: a kill or a full disk midway leaves
+        no session behind (no zombie with zero series whose name can never be reused)."""
         if protocol not in PROTOCOLS:
             raise InputError(name, f"protocol must be one of {', '.join(PROTOCOLS)}, "
                                    f"got {protocol!r}")
@@ -347,12 +477,45 @@ class Store:
                 exists = conn.execute(select(sessions.c.id).where(sessions.c.name == name)).first()
                 if exists is not None:
                     raise InputError(name, "an annotation session of that name already exists")
-                return int(conn.execute(insert(sessions).values(
+                sid = int(conn.execute(insert(sessions).values(
                     name=name, protocol=protocol,
                     settings=json.dumps(dict(settings), sort_keys=True),
                     created_at=time.time(), tool_version=tool_version)).inserted_primary_key[0])
-        except IntegrityError:  # also when another process created it at the same moment
-            raise InputError(name, "an annotation session of that name already exists") from None
+                if item_rows:
+                    conn.execute(insert(items), [{**r, "session_id": sid} for r in item_rows])
+                if then is not None:  # further rows of the new session, same transaction
+                    then(conn, sid)
+                return sid
+        except IntegrityError as err:  # also when another process created it at the same moment
+            if name in self.session_names():
+                raise InputError(name, "an annotation session of that name already exists") from None
+            raise InputError(name, f"the session could not be created ({err.orig})") from None
+
+    def delete_session(self, name: str) -> int:
+        """Remove a session with its series, judges and every event; returns the events removed."""
+        sid = int(self.session_row(name).id)
+        with self.write() as conn:
+            n = conn.execute(delete(events).where(events.c.session_id == sid)).rowcount
+            conn.execute(delete(assignments).where(assignments.c.session_id == sid))
+            conn.execute(delete(item_dimensions).where(item_dimensions.c.item_id.in_(
+                select(items.c.id).where(items.c.session_id == sid))))
+            for table in (judges, items):
+                conn.execute(delete(table).where(table.c.session_id == sid))
+            conn.execute(delete(sessions).where(sessions.c.id == sid))
+        return int(n or 0)
+
+    def rename_session(self, old: str, new: str) -> None:
+        new = new.strip()
+        if not new:
+            raise InputError(old, "the new session name is empty")
+        sid = int(self.session_row(old).id)
+        try:
+            with self.write() as conn:
+                if conn.execute(select(sessions.c.id).where(sessions.c.name == new)).first():
+                    raise InputError(new, "an annotation session of that name already exists")
+                conn.execute(update(sessions).where(sessions.c.id == sid).values(name=new))
+        except IntegrityError:
+            raise InputError(new, "an annotation session of that name already exists") from None
 
     # ----- events ---------------------------------------------------------------------------
     def append_event(self, conn: Connection, **values: Any) -> int:
