@@ -31,11 +31,13 @@ def _same_as_dp(y: np.ndarray, beta: float, tie: str) -> None:
 
 @pytest.mark.parametrize("method", ["op", "pelt"])
 def test_published_fpop_vector_path_and_search_stat(method):
-    res = segview.detect(range(1, 31), method, cost="l2", penalty=1, search="fpop")
+    res = segview.detect(range(1, 31), method, preset="faithful", cost="l2", penalty=1,
+                         search="fpop")
     assert res.stats["search"] == "fpop"
     assert list(res.stats["optimal_cost"]) == FPOP_30
     assert list(res.change_points) == list(range(2, 30, 2))
-    res = segview.detect(range(1, 31), method, cost="l2", penalty=1, tie="last", search="fpop")
+    res = segview.detect(range(1, 31), method, preset="faithful", cost="l2", penalty=1,
+                         tie="last", search="fpop")
     assert [-10 if v == 0 else int(v) for v in res.stats["last"]] == FPOP_PATH
 
 
@@ -82,21 +84,21 @@ def test_large_equal_to_pelt_with_few_changes():
 
 def test_auto_picks_fpop_only_where_it_applies():
     y = np.repeat([0.0, 3.0], 50) + np.random.default_rng(1).standard_normal(100)
-    assert segview.detect(y, "op").stats["search"] == "fpop"
-    assert segview.detect(y, "pelt").stats["search"] == "fpop"
-    assert segview.detect(y, "op", search="dp").stats["search"] == "dp"
+    assert segview.detect(y, "op", preset="faithful").stats["search"] == "fpop"
+    assert segview.detect(y, "pelt", preset="faithful").stats["search"] == "fpop"
+    assert segview.detect(y, "op", preset="faithful", search="dp").stats["search"] == "dp"
     for extra in ({"min_size": 2}, {"penalty": "mbic"}, {"cost": "normal"}, {"threads": 2}):
-        res = segview.detect(y, "op", **extra)
+        res = segview.detect(y, "op", preset="faithful", **extra)
         assert res.stats["search"] == "dp", extra
-        assert list(res.change_points) == list(segview.detect(y, "op", search="dp",
-                                                              **extra).change_points)
+        dp = segview.detect(y, "op", preset="faithful", search="dp", **extra)
+        assert list(res.change_points) == list(dp.change_points)
 
 
 @pytest.mark.parametrize("extra,word", [({"min_size": 3}, "min_size"), ({"penalty": "mbic"}, "mbic"),
                                         ({"cost": "normal"}, "l2"), ({"threads": 2}, "thread")])
 def test_forced_fpop_outside_its_scope_is_refused_clearly(extra, word):
     with pytest.raises(ParameterError, match=word):
-        segview.detect(np.arange(20.0), "op", search="fpop", **extra)
+        segview.detect(np.arange(20.0), "op", preset="faithful", search="fpop", **extra)
 
 
 def test_fpop_is_cancellable():
