@@ -12,6 +12,7 @@ or ``--timeout`` before a verdict, or the complete series is never steady), 2 us
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from typing import TYPE_CHECKING, TextIO
@@ -48,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="read the file once, print the verdict and exit")
     stop.add_argument("--timeout", type=float, metavar="SEC",
                       help="give up (exit 1) when no verdict after SEC seconds")
+    p.add_argument("--json", action="store_true",
+                   help="print the verdict as one JSON object (series, steady, since, final, "
+                        "seen, checked, first_steady_after)")
     p.set_defaults(func=run)
 
 
@@ -100,24 +104,30 @@ def run(args: argparse.Namespace) -> int:
     while True:
         verdict = watcher.poll()
         if verdict is not None and (verdict.steady is not None or verdict.final):
-            return _report(watcher, verdict)
+            return _report(watcher, verdict, args.json)
         if args.once or (deadline is not None and time.monotonic() >= deadline):
-            verdict = watcher.monitor.verdict
-            print(f"{args.file}: no verdict yet after {verdict.seen} samples "
-                  f"(KB-KSSD needs at least {watcher.monitor.min_length})"
-                  if verdict.seen < watcher.monitor.min_length
-                  else f"{args.file}: not steady yet after {verdict.seen} samples")
-            return 1
+            return _report(watcher, watcher.monitor.verdict, args.json)
         time.sleep(args.interval)
 
 
-def _report(watcher: Watcher, verdict: Verdict) -> int:
-    name = watcher.follower.name
-    if verdict.steady:
-        first = watcher.monitor.first_steady
+def _report(watcher: Watcher, verdict: Verdict, as_json: bool) -> int:
+    """Print the verdict (a sentence, or one JSON object); the exit code (0 = steady)."""
+    name = watcher.follower.name or str(watcher.follower.path)
+    first = watcher.monitor.first_steady
+    if as_json:
+        print(json.dumps({"series": name, "steady": verdict.steady, "since": verdict.since,
+                          "final": verdict.final, "seen": verdict.seen,
+                          "checked": verdict.checked,
+                          "first_steady_after": first.seen if first else None}))
+    elif verdict.steady:
         after = f"; first steady after {first.seen}" if first and first.seen != verdict.seen else ""
         print(f"{name}: steady since sample {verdict.since} (checked on {verdict.checked} of "
               f"{verdict.seen} samples{after}{', final' if verdict.final else ''})")
-        return 0
-    print(f"{name}: never steady ({verdict.seen} samples, final)")
-    return 1
+    elif verdict.final:
+        print(f"{name}: never steady ({verdict.seen} samples, final)")
+    elif verdict.seen < watcher.monitor.min_length:
+        print(f"{name}: no verdict yet after {verdict.seen} samples (KB-KSSD needs at least "
+              f"{watcher.monitor.min_length})")
+    else:
+        print(f"{name}: not steady yet after {verdict.seen} samples")
+    return 0 if verdict.steady else 1

@@ -279,14 +279,19 @@ class SeriesFollower:
                                                           f"{names})")
                 return np.empty(0)
             self.name = found[self._index].name
+        # A writer that rewrites the whole file (json.dump of the growing list) leaves it short
+        # or empty for a moment: a shorter document is "nothing new yet", different values an
+        # error. The whole document is re-read anyway, so compare everything taken so far.
         if self._index >= len(found):
-            raise DataFormatError(str(self.path), "the file shrank or was rewritten while watched")
+            return np.empty(0)
         fork = found[self._index]
         values = fork.values
-        # the whole document is re-read anyway, so compare everything taken so far
-        if len(values) < self._taken or values[:self._taken] != self._json_taken:
-            raise DataFormatError(str(self.path), "the file shrank or was rewritten while watched",
-                                  f"series {self.name!r}")
+        n = min(len(values), self._taken)
+        if fork.name != self.name or values[:n] != self._json_taken[:n]:
+            raise DataFormatError(str(self.path), "the file was rewritten with other values "
+                                                  "while watched", f"series {self.name!r}")
+        if len(values) < self._taken:
+            return np.empty(0)
         new = self._numbers(values, self._taken)
         self._json_taken.extend(values[self._taken:])
         self.complete = fork.complete

@@ -166,7 +166,12 @@ def test_rewritten_file_is_an_error(tmp_path):
     path.write_text("[[1, 2, 3, 4,")
     f = SeriesFollower(path)
     assert list(f.poll()) == [1, 2, 3, 4]
-    path.write_text("[[1, 2, 7, 4, 5,")
+    for transient in ("", "[", "[[1, 2,"):  # a writer re-dumping the file, caught midway
+        path.write_text(transient)
+        assert list(f.poll()) == []
+    path.write_text("[[1, 2, 3, 4, 5,")
+    assert list(f.poll()) == [5]
+    path.write_text("[[1, 2, 7, 4, 5, 6,")
     with pytest.raises(DataFormatError, match="rewritten"):
         f.poll()
 
@@ -190,8 +195,11 @@ def test_watch_once_exit_codes(tmp_path, capsys):
     path.write_text(text)
     assert main(["watch", str(path), "--once", "-p", "min_steady_length=2000"]) == 1
     assert "never steady" in capsys.readouterr().out  # complete: final "no"
-    assert main(["watch", str(path), "--timeout", "0", "--total", str(len(x))]) == 0
-    assert "final" in capsys.readouterr().out
+    assert main(["watch", str(path), "--timeout", "0", "--total", str(len(x)), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got == {"series": "run/fork0", "steady": True, "since": batch_onset(x), "final": True,
+                   "seen": len(x), "checked": len(x), "first_steady_after": 101}
+    assert batch_onset(x[:101]) is not None  # 101 = the first check (KB-KSSD's minimum length)
 
 
 def test_watch_errors_exit_2(tmp_path, capsys):
