@@ -13,6 +13,7 @@ from ..core.result import DetectionResult
 from .dataset_panel import NONE_SORT
 from .jobs import Lane, Request
 from .listitems import select_quietly
+from .plots.labeled import label_axis_with_times
 from .plots.lanes import short_label
 
 
@@ -24,7 +25,9 @@ class ExplorerDisplay:
     ``series_shown`` and ``overlay_updated`` signals."""
 
     # ------------------------------------------------------------------ series
-    def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None) -> None:
+    def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None,
+                    annotations: dict[str, dict[str, list[int]]] | None = None) -> None:
+        self.annotations = dict(annotations or {})  # TCPD: {series id: {annotator: [cp, ...]}}
         self.runner.cancel_all()
         self.runner.cache.clear()
         self.results.clear()
@@ -44,6 +47,7 @@ class ExplorerDisplay:
         self.runner.cancel_lanes(keep_series=series_id)
         self.series_plot.set_series(s)
         self.overview.set_series(s)
+        self._show_labeled_extras(s)
         lab = self.labels.get(s.id)
         ref = None if lab is None else lab.jagt_index
         self.series_plot.set_reference(ref, "reference" if ref is not None else "")
@@ -55,7 +59,8 @@ class ExplorerDisplay:
         self.tracks.blank()
         i = self.series.index(s)
         steady = "" if lab is None or lab.steady is None else (
-            f", labelled steady from {lab.jagt_index}" if lab.steady else ", labelled never steady")
+            ", labelled never steady" if not lab.steady else ", labelled steady (no onset)"
+            if lab.jagt_index is None else f", labelled steady from {lab.jagt_index}")
         self.setWindowTitle(f"segview — {s.id} ({i + 1}/{len(self.series)}, n={len(s)}{steady})")
         for spec in self.specs:
             self.status[spec.name] = ""
@@ -66,6 +71,15 @@ class ExplorerDisplay:
         self._refresh_method_items()
         self.plot_widget.scene().prepareForPaint()  # one paint, not two (see _draw)
         self.series_shown.emit(series_id)
+
+    def _show_labeled_extras(self, s: Series) -> None:
+        """Annotators' change points (TCPD) on the series, and ``time.raw`` dates on the x axes."""
+        ann = getattr(self, "annotations", {}).get(s.id, {})
+        self.series_plot.annotations.set_annotations(ann, self.series_plot.x_of)
+        times = s.metadata.get("time")
+        ok = isinstance(times, list) and len(times) == len(s) and s.x is None
+        for plot in (self.main_plot, self.lanes.plot, *(v.plot for v in self.tracks.all_views())):
+            label_axis_with_times(plot.getAxis("bottom"), times if ok else None)
 
     def _compute(self, spec: DetectorSpec, immediate: bool = False) -> None:
         if self.current is None:

@@ -56,7 +56,7 @@ class ExplorerFiles:
             return False
         for problem in ds.problems:
             self.post(f"Skipped {problem}")
-        labels: dict[str, LabelRow] = {}
+        labels: dict[str, LabelRow] = dict(ds.labels)  # a segview export's aggregated labels
         for f in ds.label_files:
             try:
                 labels.update(read_labels(f))
@@ -77,9 +77,12 @@ class ExplorerFiles:
             self._fill_recent(self.settings.add_recent(str(Path(p).resolve())))
         first = Path(paths[0]).resolve()
         self.settings.set_last_folder(str(first if first.is_dir() else first.parent))
-        self.set_dataset(list(ds.series), labels)
+        self.set_dataset(list(ds.series), labels, ds.annotations)
+        ann = ds.change_point_truth()
         self.post(f"Loaded {len(ds.series)} series" + (f" and labels of {len(labels)}" if labels
-                                                       else "") + f" from {', '.join(map(str, paths))}")
+                                                       else "")
+                  + (f", annotators' change points of {len(ann)}" if ann else "")
+                  + f" from {', '.join(map(str, paths))}")
         return True
 
     @staticmethod

@@ -78,6 +78,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.series: list[Series] = []
         self._by_id: dict[str, Series] = {}
         self.labels: dict[str, LabelRow] = {}
+        self.annotations: dict[str, dict[str, list[int]]] = {}  # TCPD annotators per series
         self.current: Series | None = None
         self.results: dict[tuple[str, str], DetectionResult] = {}
         self.status: dict[str, str] = {}

@@ -34,6 +34,7 @@ from ...core.model import Series
 from .actions import (CONFIDENCE_NAMES, CONFIDENCES, KEYS_HELP, LABEL_COLORS, LabelActions,
                       describe)
 from .plot import AnnotationPlot, OverviewStrip
+from ..plots.labeled import overview_values
 
 log = logging.getLogger(__name__)
 
@@ -419,8 +420,9 @@ class AnnotationWindow(LabelActions, QMainWindow):
             self.show_error(f"Cannot show {sid}: {err}")
             return
         self.current = series
-        self.plot.set_series(series.values, self.session.protocol)
-        self.overview.set_values(series.values)
+        shown = overview_values(series)  # a multivariate series: its scaled dimensions' mean
+        self.plot.set_series(shown, self.session.protocol)
+        self.overview.set_values(shown)
         self._show_label()
         if self.review_mode and self.review is not None:
             self.review.show_series(series)
@@ -476,7 +478,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         assert self.session is not None
         sid = self.series_id
         lab = self.labels.get(sid)
-        vals = self.current.values if self.current is not None else None
+        vals = overview_values(self.current) if self.current is not None else None
         self.title.setText(f"{sid}   ·   {self.pos + 1} of {len(self.order)} in your order   ·   "
                            f"n = {len(vals) if vals is not None else 0}")
         who = "Your decision" if self.judge is not None and self.judge.role == "adjudicator" \

@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...core.model import Series
+from .labeled import AnnotationLines, DimensionStack
 from .style import light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
@@ -35,6 +36,8 @@ class SeriesPlot:
         self.reference.hide()
         plot.addItem(self.reference, ignoreBounds=True)
         self.series: Series | None = None
+        self.stack = DimensionStack(plot, pg.mkPen(SERIES_PEN, width=1))  # multivariate bands
+        self.annotations = AnnotationLines(plot)  # annotators' change points (TCPD)
         self._hover: Callable[[str], None] | None = None
         self._proxy: pg.SignalProxy | None = None
 
@@ -43,7 +46,7 @@ class SeriesPlot:
         n = len(series)
         x = series.xs()
         self.plot.enableAutoRange(x=True, y=True)
-        self.curve.setData(x, series.values, skipFiniteCheck=True)
+        self.curve.setData(x, self.stack.display(series), skipFiniteCheck=True)
         span = float(x[-1] - x[0]) if n > 1 else 1.0
         self.plot.setLimits(xMin=float(x[0]) - 0.02 * span, xMax=float(x[-1]) + 0.02 * span,
                             minXRange=min(10.0, span) if span > 0 else 1.0)
@@ -78,6 +81,8 @@ class SeriesPlot:
     def y_span(self) -> tuple[float, float]:
         if self.series is None:
             return (0.0, 1.0)
+        if self.series.dims:
+            return self.stack.span() or (0.0, 1.0)
         v = self.series.values
         lo, hi = float(v.min()), float(v.max())
         pad = (hi - lo) or 1.0
@@ -108,4 +113,6 @@ class SeriesPlot:
         i = int(np.clip(np.searchsorted(xs, p.x()), 0, xs.size - 1))
         if i > 0 and abs(xs[i - 1] - p.x()) < abs(xs[i] - p.x()):
             i -= 1
-        self._hover(f"{self.series.id}  index {i}  value {self.series.values[i]:.6g}")
+        when = self.series.metadata.get("time")
+        at = f"  {when[i]}" if isinstance(when, list) and i < len(when) else ""
+        self._hover(f"{self.series.id}  index {i}{at}  {self.stack.describe(i)}")
