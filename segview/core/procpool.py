@@ -115,6 +115,9 @@ def compute(spec: DetectorSpec, series: Series, params: Params, ctx: RunContext,
 # ------------------------------------------------------------------------------ worker side
 
 def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: bool) -> None:
+    from .workerguard import guard_worker
+
+    guard_worker()
     _SHARED.update(flags=flags, fractions=fractions, messages=messages)
     if nice and hasattr(os, "nice"):
         try:

@@ -32,6 +32,7 @@ from ..api import check_length, run_spec
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import Cancelled, InputError, RecoverableError
 from ..model import Series
+from ..workerguard import terminate_pool
 from ..params import Params
 from ..registry import DetectorSpec
 from .cache import ResultCache
@@ -139,6 +140,9 @@ def _run_chunk(series: Sequence[Series], members: Sequence[tuple[int, MethodSpec
 
 
 def _init_worker(series: Sequence[Series]) -> None:
+    from ..workerguard import guard_worker
+
+    guard_worker()
     _PAYLOAD["series"] = series
 
 
@@ -183,15 +187,16 @@ class LocalExecutor(Executor):
         self.workers = max(1, int(workers or os.cpu_count() or 1))
 
     def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
-        with cf.ProcessPoolExecutor(self.workers, initializer=_init_worker,
-                                    initargs=(list(series),)) as pool:
-            futures = [pool.submit(_pool_task, members, idx, full) for members, idx in tasks]
-            try:
-                for fut in cf.as_completed(futures):
-                    yield fut.result()
-            finally:
-                for fut in futures:
-                    fut.cancel()
+        pool = cf.ProcessPoolExecutor(self.workers, initializer=_init_worker,
+                                      initargs=(list(series),))
+        futures = [pool.submit(_pool_task, members, idx, full) for members, idx in tasks]
+        try:
+            for fut in cf.as_completed(futures):
+                yield fut.result()
+        except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
+            terminate_pool(pool)
+            raise
+        pool.shutdown(wait=True)
 
 
 class DaskExecutor(Executor):
