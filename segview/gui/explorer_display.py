@@ -76,6 +76,13 @@ class ExplorerDisplay:
         """Annotators' change points (TCPD) on the series, and ``time.raw`` dates on the x axes."""
         ann = getattr(self, "annotations", {}).get(s.id, {})
         self.series_plot.annotations.set_annotations(ann, self.series_plot.x_of)
+        self.label_time_axes(s)
+
+    def label_time_axes(self, s: Series | None = None) -> None:
+        """Dates of ``time.raw`` on every x axis of the stack (again after a relayout)."""
+        s = s or self.current
+        if s is None:
+            return
         times = s.metadata.get("time")
         ok = isinstance(times, list) and len(times) == len(s) and s.x is None
         for plot in (self.main_plot, self.lanes.plot, *(v.plot for v in self.tracks.all_views())):

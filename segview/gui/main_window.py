@@ -185,6 +185,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
             plot.showAxis("bottom", last)
             plot.getAxis("bottom").setStyle(showValues=last)
         self.main_plot.showAxis("bottom", not rows)
+        self.label_time_axes()  # track rows made since the series was shown get its dates too
 
     def _build_docks(self) -> None:
         self.dataset_panel = DatasetPanel(self)

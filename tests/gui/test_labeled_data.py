@@ -42,6 +42,9 @@ def test_tcpd_folder_shows_annotators_dates_and_stacked_dimensions(qtbot, make_w
     axis = win.main_plot.getAxis("bottom")
     raw = json.loads((tcpd_copy / "datasets" / "nile.json").read_text())["time"]["raw"]
     assert axis.tickStrings([0.0, 10.0], 1.0, 10.0) == [str(raw[0]), str(raw[10])]
+    win._relayout()  # rows laid out again (a track appears): the visible bottom axis keeps dates
+    lanes_axis = win.lanes.plot.getAxis("bottom")
+    assert lanes_axis.tickStrings([10.0], 1.0, 10.0) == [str(raw[10])]
     win.show_series("run_log")
     assert len(win.series_plot.stack.extra) == 1  # Pace in the main curve, Distance stacked below
     ticks = win.main_plot.getAxis("left")._tickLevels

@@ -83,31 +83,36 @@ class DimensionStack:
 
 
 class AnnotationLines:
-    """Each annotator's change points as dashed vertical lines in the annotator's colour, the
-    annotator's name at the top of their first line (names staggered so they do not overlap)."""
+    """Each annotator's change points as dashed vertical lines in the annotator's colour, with a
+    legend naming the annotators (and how many points each marked) in the plot's corner."""
 
     def __init__(self, plot: pg.PlotItem) -> None:
         self.plot = plot
         self.lines: list[pg.InfiniteLine] = []
+        self.legend = pg.LegendItem(offset=(8, 4), labelTextSize="8pt", brush=(255, 255, 255, 210),
+                                    verSpacing=-6)
+        self.legend.setParentItem(plot.vb)
+        self.legend.setZValue(40)
+        self.legend.hide()
 
     def set_annotations(self, per_annotator: Mapping[str, Sequence[int]],
                         x_of: object = float) -> None:
         for line in self.lines:
             self.plot.removeItem(line)
         self.lines = []
-        for k, (who, cps) in enumerate(sorted(per_annotator.items(), key=lambda kv: kv[0])):
+        self.legend.clear()
+        for k, (who, cps) in enumerate(sorted(per_annotator.items(),
+                                                     key=lambda kv: (len(kv[0]), kv[0]))):
             color = ANNOTATOR_COLORS[k % len(ANNOTATOR_COLORS)]
             pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
-            for j, cp in enumerate(cps):
-                opts = {}
-                if j == 0:
-                    opts = {"label": f"annotator {who}",
-                            "labelOpts": {"position": 0.97 - 0.06 * k, "color": color,
-                                          "fill": (255, 255, 255, 210)}}
-                line = pg.InfiniteLine(pos=x_of(cp), angle=90, movable=False, pen=pen, **opts)
+            for cp in cps:
+                line = pg.InfiniteLine(pos=x_of(cp), angle=90, movable=False, pen=pen)
                 line.setZValue(25)
                 self.plot.addItem(line, ignoreBounds=True)
                 self.lines.append(line)
+            self.legend.addItem(pg.PlotDataItem(pen=pen),
+                                f"annotator {who}: {len(cps)} change point{'' if len(cps) == 1 else 's'}")
+        self.legend.setVisible(bool(per_annotator))
 
     def count(self) -> int:
         return len(self.lines)
