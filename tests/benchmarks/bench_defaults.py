@@ -136,6 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     lines = ["| method | scale / penalty | " + " | ".join(
         f"{f} F1 | {f} cover | {f} cps (max % of n)" for f in families) + " |",
         "|---|---|" + "---|---|---|" * len(families)]
+    cells = []
+    for fam in families.values():
+        s = score(fam, "zero", {})
+        cells += [f"{s['f1']:.3f}", f"{s['cover']:.3f}", "0"]
+    lines.append("| zero | (no change point: baseline) | " + " | ".join(cells) + " |")
     for method in args.methods.split(","):
         for label, params in CANDIDATES:
             t0 = time.process_time()
@@ -145,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                 cells += [f"{s['f1']:.3f}", f"{s['cover']:.3f}",
                           f"{s['cps']:.1f} ({100 * s['max_share']:.1f})"]
             lines.append(f"| {method} | {label} | " + " | ".join(cells) + " |")
-            print(lines[-1], f"  [{time.process_time() - t0:.1f} s CPU]", file=sys.stderr)
+            print(lines[-1], f"  [{time.process_time() - t0:.1f} s CPU]", file=sys.stderr,
+                  flush=True)
     n_line = "series: " + ", ".join(f"{f} {len(v)}" for f, v in families.items())
     text = "\n".join([n_line, "", *lines]) + "\n"
     print(text)

@@ -98,7 +98,8 @@ def pelt_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.f
                  dom: NDArray[np.int64], vbuf: NDArray[np.float64], t_from: int, t_to: int,
                  beta: float, m: int, kind: int, var_offset: float, mbic: bool,
                  tie_last: bool) -> None:
-    """PELT with deferred pruning (spec §4), exact for every ``m``.
+    """PELT with deferred pruning (spec §4), exact for every ``m`` with a constant penalty per
+    change; with ``mbic`` the pruning is R changepoint's and not exact (OP is the reference).
 
     ``R[:state[0]]`` holds the candidates in ascending order; ``dom[tau]`` is the first end point at
     which ``tau`` was dominated (``F[tau] + C(tau, t) > F[t]``; ties kept) or a large sentinel. A

@@ -4,7 +4,20 @@ Spec: ``shared/spec/partition.md``. OP: Jackson et al. (2005) recursion
 ``F(t) = min_k F(k) + C(k, t) + beta`` with the multithreaded evaluation of Srivastava ("An improved
 optimal partitioning algorithm based on multithreaded approach", seed 003), implemented as a blocked
 wavefront (numba ``prange``, GIL released; static or dynamic chunking). PELT: Killick, Fearnhead &
-Eckley (2012, JASA), with deferred pruning so that it is exact for every ``min_size`` (spec §4).
+Eckley (2012, JASA), with deferred pruning so that it is exact for every ``min_size`` (spec §4)
+*when the penalty is a constant per change point* (bic, aic, hq, numbers).
+
+PELT and MBIC: ``penalty="mbic"`` (the default) adds ``ln(m)`` to the cost of every segment of length
+m. PELT's pruning lemma needs ``C(a, s) + C(s, b) + K <= C(a, b)`` for a constant K, but
+``ln(s - a) + ln(b - s)`` exceeds ``ln(b - a)`` by up to ``ln((b - a) / 4)``, unbounded in the segment
+length; so the rule ``F(tau) + C(tau, t) > F(t)`` can drop a ``tau`` that would have been optimal
+later, and PELT can return a segmentation with a higher penalised cost than the optimum. segview's PELT prunes
+as R ``changepoint``'s does and returns the same change points (TCPDBench's published PELT results
+are reproduced); ``op`` evaluates every candidate and is the exact reference under MBIC (on TCPD's
+``co2_canada`` with the ``tcpdbench`` preset, op's penalised cost is lower than PELT's).
+
+Units: ``scale`` (default ``zscore``, :mod:`._scale`) rescales the data before the costs see it, so
+the default results do not depend on the data's units; ``scale="none"`` is the raw behaviour.
 
 Index convention: change points are 0-based indices of the first sample of each new segment
 (``0 < cp < n``), the same numbers as R ``changepoint::cpts()`` and ruptures ``predict()[:-1]``.
@@ -77,14 +90,15 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
                       sums: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
                       ctx: RunContext = NULL_CONTEXT, method: str = "op",
                       search: str = "dp") -> Partition:
-    """Exact penalised segmentation of ``y`` by OP (``pruning=False``) or PELT (``pruning=True``).
+    """Penalised segmentation of ``y`` by OP (``pruning=False``, exact) or PELT (``pruning=True``).
 
     Args:
         y: the series (finite float64).
         cost: ``"l2"`` or ``"normal"`` (see :mod:`._costs`).
         penalty: beta, or a name resolved with n (:func:`._costs.resolve_penalty`).
         min_size: minimum segment length (None: 1 for l2, 2 for normal).
-        pruning: use PELT's pruning (same result, expected linear time).
+        pruning: use PELT's pruning (expected linear time; the same result as OP for constant
+            penalties, possibly a worse one under MBIC, see the module docstring).
         threads: OP only; threads for the blocked kernel (1: it runs in the calling thread).
         schedule: ``"static"`` or ``"dynamic"`` chunking of the parallel loop.
         block: end points per wavefront block of the parallel kernel (None: n/16 within
@@ -319,10 +333,10 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
               help="Added to each segment's variance inside the log of the normal cost "
                    "(1e-6 reproduces ruptures' CostNormal default)."),
     ParamSpec("noise_scale", "bool", False,
-              help="Make results independent of the data's units (not in the papers): l2 "
-                   "multiplies the penalty by the noise variance estimated from the median "
-                   "absolute deviation of first differences; normal divides the data by that "
-                   "noise sd, so the 1e-11 variance floor becomes relative."),
+              help="Older opt-in, applied after scale (with scale none it makes results "
+                   "unit-free): l2 multiplies the penalty by the noise variance estimated from "
+                   "the median absolute deviation of first differences; normal divides the data "
+                   "by that noise sd, so the 1e-11 variance floor becomes relative."),
 )
 
 #: TCPDBench's ``default`` experiment (R changepoint 2.2.2 ``cpt.mean``, Normal test statistic,
@@ -368,7 +382,8 @@ OP = register(DetectorSpec(
     run=_run_op, min_length=_min_length, affine_invariant=True,
     presets=partition_presets(COMMON_PARAMS),
     citation="Jackson et al. (2005); Srivastava, multithreaded optimal partitioning (seed 003)",
-    description="Exact penalised segmentation by dynamic programming, O(n^2), multithreaded.",
+    description="Exact penalised segmentation by dynamic programming, O(n^2), multithreaded (the "
+                "exact reference also under MBIC, where PELT's pruning is not exact).",
 ))
 
 PELT = register(DetectorSpec(
@@ -377,5 +392,6 @@ PELT = register(DetectorSpec(
     run=_run_pelt_detector, min_length=_min_length, affine_invariant=True,
     presets=partition_presets(COMMON_PARAMS),
     citation="Killick, Fearnhead & Eckley (2012), JASA 107(500):1590-1598",
-    description="Exact penalised segmentation with pruning (expected linear time).",
+    description="Penalised segmentation with pruning (expected linear time); exact for constant "
+                "penalties, not under MBIC (op is the exact reference there).",
 ))
