@@ -9,7 +9,8 @@ import pytest
 
 from segview.core.detectors import _pelt_r
 from segview.core.detectors._pelt_r import (LONGDOUBLE_IS_X87, cumsum_r, normal_meanvar_cost,
-                                            pelt_r_meanvar, prefix_sums_r)
+                                            pelt_r_meanvar, prefix_sums_r, segment_costs,
+                                            segment_costs_or_none)
 
 
 def _spec_cost(x: list[float]) -> float:
@@ -116,10 +117,30 @@ def test_pelt_matches_the_spec_pseudocode(seed, beta):
     rng = np.random.default_rng(seed)
     x = np.concatenate([rng.normal(1e-6, 1e-8, 40), rng.normal(2e-6, 5e-8, 30),
                         np.round(rng.normal(1.5e-6, 1e-8, 30), 8)])
-    cpts, q = pelt_r_meanvar(*prefix_sums_r(x), beta)
+    s1, s2 = prefix_sums_r(x)
     ref_cpts, ref_q = _spec_pelt(x, beta)
-    assert cpts.tolist() == ref_cpts
-    assert q == ref_q
+    for costs in (None, segment_costs(s1, s2)):   # direct costs and the shared cost table
+        cpts, q = pelt_r_meanvar(s1, s2, beta, 2, costs)
+        assert cpts.tolist() == ref_cpts
+        assert q == ref_q
+
+
+@pytest.mark.parametrize("minseglen", [1, 2, 3, 5])
+def test_cost_table_pelt_is_bit_identical_to_direct_pelt(minseglen):
+    rng = np.random.default_rng(minseglen)
+    x = np.concatenate([rng.normal(5, 1, 120), rng.normal(7, 3, 90), np.full(20, 2.5),
+                        rng.lognormal(0, 1, 150)])
+    s1, s2 = prefix_sums_r(x)
+    table = segment_costs(s1, s2)
+    n = x.size
+    assert table[n * (n - 1) // 2 + 7] == normal_meanvar_cost(s1, s2, 7, n)
+    for beta in (-20.0, 0.0, 4.0, 30.0, 300.0, 1e6):
+        direct = pelt_r_meanvar(s1, s2, beta, minseglen)
+        tabled = pelt_r_meanvar(s1, s2, beta, minseglen, table)
+        assert direct[0].tolist() == tabled[0].tolist() and direct[1] == tabled[1]
+    assert segment_costs_or_none(s1, s2, max_bytes=1000) is None
+    with pytest.raises(ValueError):
+        pelt_r_meanvar(s1, s2, 1.0, 2, table[:-1])
 
 
 def test_pelt_output_format_and_step_detection():

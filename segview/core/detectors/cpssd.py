@@ -174,9 +174,10 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
     ctx.check()
     s1, s2 = _pelt_r.prefix_sums_r(x)
     ln_n = math.log(n)
+    costs = _pelt_r.segment_costs_or_none(s1, s2)  # shared by every CROPS run and the final PELT
 
     def pelt(beta: float) -> tuple[NDArray[np.int64], float]:
-        return _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN)
+        return _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs)
 
     try:
         crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,

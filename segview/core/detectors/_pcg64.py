@@ -1,0 +1,152 @@
+"""numpy's PCG64 stream and ``Generator.integers`` inside numba kernels, bit for bit.
+
+CP-SSD's bootstrap (spec ``cpssd.md`` §12) is defined by numpy draws: ``rng.integers(0, m, ...,
+dtype=int64)`` on a ``Generator(PCG64)``, then ``seg[idx].mean(axis=1)``. Materialising the index
+matrix and the gathered values costs more than drawing them, so :func:`resampled_means` fuses the
+three steps in one kernel that reproduces numpy exactly:
+
+* PCG64 (XSL-RR 128/64): ``state = state * M + inc`` (mod 2**128), output ``rotr(hi ^ lo, hi >> 58)``;
+  the 128-bit product's high half comes from an LLVM ``i128`` multiply (:func:`_mulhi64`).
+* ``next_uint32`` hands out the low half of a 64-bit output first and keeps the high half for the
+  next call (numpy's ``has_uint32``/``uinteger`` buffer, carried across calls in ``state``).
+* bounded integers in ``[0, m)`` for ``m < 2**32``: Lemire's multiply-shift with rejection, as
+  numpy's ``buffered_bounded_lemire_uint32`` (``m == 1`` draws nothing).
+* the mean of each resample is numpy's ``add.reduce`` (pairwise summation: blocks of at most 128
+  summed with 8 accumulators, halves split on multiples of 8, the reduction starting from 0.0)
+  divided by ``m``.
+
+``tests/core/test_cpssd.py`` checks all of it against numpy itself (many lengths, odd draw counts,
+state hand-over between calls).
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+from numpy.typing import NDArray
+
+_MUL_HI = np.uint64(0x2360ED051FC65DA4)   # numpy's PCG64 default multiplier, high 64 bits
+_MUL_LO = np.uint64(0x4385DF649FCCF645)   # ... low 64 bits
+_MASK32 = np.uint64(0xFFFFFFFF)
+_MASK64 = (1 << 64) - 1
+
+
+@intrinsic
+def _mulhi64(typingctx, a, b):  # pragma: no cover (compiled)
+    """High 64 bits of the 128-bit product of two uint64 (one LLVM i128 multiply)."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        prod = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(prod, ir.Constant(i128, 64)), ir.IntType(64))
+    return sig, codegen
+
+
+def state_of(rng: np.random.Generator) -> NDArray[np.uint64]:
+    """The PCG64 state of ``rng`` as ``uint64[6]``: state hi/lo, increment hi/lo, has_uint32, uinteger."""
+    st = rng.bit_generator.state
+    if st.get("bit_generator") != "PCG64":
+        raise TypeError(f"expected a PCG64 generator, got {st.get('bit_generator')}")
+    s, inc = int(st["state"]["state"]), int(st["state"]["inc"])
+    return np.array([s >> 64, s & _MASK64, inc >> 64, inc & _MASK64, int(st["has_uint32"]),
+                     int(st["uinteger"])], dtype=np.uint64)
+
+
+def set_state(rng: np.random.Generator, state: NDArray[np.uint64]) -> None:
+    """Write a kernel's ``uint64[6]`` state back into ``rng`` (so numpy continues the stream)."""
+    hi, lo, ihi, ilo, has, word = (int(v) for v in state)
+    rng.bit_generator.state = {"bit_generator": "PCG64",
+                               "state": {"state": (hi << 64) | lo, "inc": (ihi << 64) | ilo},
+                               "has_uint32": has, "uinteger": word}
+
+
+@njit(nogil=True, cache=True)
+def _pairwise_sum(a, lo, n):  # pragma: no cover (compiled)
+    """numpy's ``pairwise_sum`` of ``a[lo:lo+n]`` (same grouping, so the same rounding)."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0 = a[lo]
+        r1 = a[lo + 1]
+        r2 = a[lo + 2]
+        r3 = a[lo + 3]
+        r4 = a[lo + 4]
+        r5 = a[lo + 5]
+        r6 = a[lo + 6]
+        r7 = a[lo + 7]
+        i = 8
+        stop = n - (n % 8)
+        while i < stop:
+            j = lo + i
+            r0 += a[j]
+            r1 += a[j + 1]
+            r2 += a[j + 2]
+            r3 += a[j + 3]
+            r4 += a[j + 4]
+            r5 += a[j + 5]
+            r6 += a[j + 6]
+            r7 += a[j + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[lo + i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(a, lo, n2) + _pairwise_sum(a, lo + n2, n - n2)
+
+
+@njit(nogil=True, cache=True)
+def resampled_means(seg, state, rows, out):  # pragma: no cover (compiled)
+    """``out[r] = seg[rng.integers(0, m, m)].mean()`` for ``r < rows``, continuing ``state`` in place.
+
+    Equals ``seg[rng.integers(0, m, size=(rows, m), dtype=np.int64)].mean(axis=1)`` bit for bit
+    (and leaves ``state`` where numpy's generator would be). ``1 <= m < 2**32``.
+    """
+    m = seg.size
+    row = np.empty(m)
+    rng = np.uint64(m - 1)
+    excl = rng + np.uint64(1)
+    thresh = (_MASK32 - rng) % excl          # numpy's (UINT32_MAX - rng) % rng_excl
+    hi = state[0]
+    lo = state[1]
+    inc_hi = state[2]
+    inc_lo = state[3]
+    has = state[4] != 0
+    buf = state[5]
+    s32 = np.uint64(32)
+    for r in range(rows):
+        if m == 1:
+            row[0] = seg[0]
+        else:
+            for j in range(m):
+                while True:
+                    if has:
+                        u = buf
+                        has = False
+                    else:
+                        nlo = lo * _MUL_LO
+                        nhi = hi * _MUL_LO + lo * _MUL_HI + _mulhi64(lo, _MUL_LO)
+                        lo = nlo + inc_lo
+                        hi = nhi + inc_hi + (np.uint64(1) if lo < nlo else np.uint64(0))
+                        rot = hi >> np.uint64(58)
+                        x = hi ^ lo
+                        x = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+                        u = x & _MASK32
+                        buf = x >> s32
+                        has = True
+                    p = u * excl
+                    if (p & _MASK32) >= thresh:   # thresh < excl: numpy's two-step test in one
+                        break
+                row[j] = seg[p >> s32]
+        out[r] = (0.0 + _pairwise_sum(row, 0, m)) / m
+    state[0] = hi
+    state[1] = lo
+    state[4] = np.uint64(1) if has else np.uint64(0)
+    state[5] = buf
