@@ -2,6 +2,10 @@
 
 Each module defines ``register(subparsers)``, which adds its parser and sets ``func=run`` with
 ``run(args) -> int``. ``main(argv) -> int`` is what the console script and the tests call.
+
+Start-up is lazy: ``main`` imports only the module of the command it runs (detectors, scipy, Qt...
+load with that module); every other command is listed by name and the one-line help of COMMANDS,
+so ``segview --help`` imports no sub-command at all (``tests/core/test_startup.py``).
 """
 from __future__ import annotations
 
@@ -15,10 +19,36 @@ from .. import __version__
 from ..core.errors import InputError, RecoverableError
 from ..core.secrets import mask_secrets
 
-COMMANDS: tuple[str, ...] = ("gui", "detect", "methods", "aggregate", "evaluate", "session", "sensitivity", "tune", "annotate", "watch", "workload")
+#: command -> the one-line help ``segview --help`` lists (each module's ``register`` uses the same
+#: text for its parser; a test keeps the two equal).
+COMMANDS: dict[str, str] = {
+    "gui": "open the explorer (default: the bundled sample data)",
+    "detect": "run detectors on series files or folders",
+    "methods": "list detectors and their parameters",
+    "aggregate": "aggregate judges' labels into ground truth (JAGT)",
+    "evaluate": "compare detector outputs with a ground truth",
+    "session": "annotation sessions: create, progress, import/export",
+    "sensitivity": "Sobol sensitivity analysis of a detector's parameters",
+    "tune": "grid search of a detector's parameters against a ground truth",
+    "annotate": "label series as a judge (annotation window)",
+    "watch": "follow a growing benchmark output and say when it is steady",
+    "workload": "workload series W(t) from job logs; Auto-PARM breakpoints across sites",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: list[str]) -> str | None:
+    """The sub-command ``argv`` names (its first word that is not an option), or None."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``segview`` parser; with ``only``, just that sub-command is built in full (the others
+    are listed with their help line and never imported)."""
     parser = argparse.ArgumentParser(
         prog="segview",
         description="Find steady states and change points in performance time series. "
@@ -26,8 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"segview {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        import_module(f"{__package__}.{name}").register(sub)
+    for name, help_line in COMMANDS.items():
+        if only is None or name == only:
+            import_module(f"{__package__}.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     add_force_flags(parser)
     return parser
 
@@ -69,10 +102,10 @@ def check_out_path(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 failure found, 2 error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version",
                                                                 "-v", "--verbose")):
         argv = ["gui", *argv]
+    parser = build_parser(only=command_of(argv) or "")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
                         format="%(levelname)s %(name)s: %(message)s")

@@ -59,6 +59,20 @@ def test_nan_error_gives_fork_and_index(tmp_path):
         load_file(path)
 
 
+@pytest.mark.parametrize("text, where", [("[[1, 2], [3, true]]", "fork 1, index 1"),
+                                         ('[[1, "2"]]', "fork 0, index 1"),
+                                         ("[1, 2, Infinity]", "fork 0, index 2")])
+def test_vectorised_fork_reader_still_names_bad_values(tmp_path, text, where):
+    with pytest.raises(DataFormatError, match=where):
+        load_file(write(tmp_path / "bad.json", text))
+
+
+def test_vectorised_fork_reader_values(tmp_path):
+    (s,) = load_file(write(tmp_path / "ok.json", "[1, 2.5, 10000000000000000000000, -3e-9]"))
+    assert s.values.dtype == np.float64
+    assert s.values.tolist() == [1.0, 2.5, 1e22, -3e-9]
+
+
 def test_csv_wide_ragged_and_x(tmp_path):
     path = write(tmp_path / "w.csv", "x,a,b\n1,10,20\n2,11,21\n4,12,\n")
     a, b = load_file(path)

@@ -18,20 +18,24 @@ from typing import Any
 
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile, read_json
+from .readers import NotSeriesFile, finite_floats, read_json
 
 
 def sniff(head: str) -> bool:
     return head.lstrip().startswith("[")
 
 
-def _numbers(values: Any, path: Path, where: str) -> list[float]:
+def _numbers(values: Any, path: Path, where: str) -> Any:
+    """The fork as float64 (vectorised); a bad value raises DataFormatError naming its index."""
     if not isinstance(values, list):
         raise DataFormatError(str(path), f"expected a list of numbers, got {type(values).__name__}",
                               where)
     if not values:
         raise DataFormatError(str(path), "the fork holds no measurements", where)
-    out = []
+    fast = finite_floats(values)
+    if fast is not None:
+        return fast
+    out = []  # only to name the bad value
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise DataFormatError(str(path), f"value {v!r} is not a number", f"{where}, index {i}")
@@ -84,7 +88,7 @@ def read(path: Path) -> list[Series]:
         raise DataFormatError(str(path), "expected a non-empty list of forks")
     if all(isinstance(e, dict) for e in data):
         return _read_jmh_results(data, path)
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
+    if set(map(type, data)) <= {int, float}:
         data = [data]  # a single fork written as a flat list
     forks = [_numbers(fork, path, f"fork {k}") for k, fork in enumerate(data)]
     stem = path.stem

@@ -13,8 +13,30 @@ from pathlib import Path
 import stat
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ..errors import DataFormatError
 from ..model import Series
+
+_NUMBER_TYPES = frozenset((int, float))
+
+
+def finite_floats(values: list[Any]) -> NDArray[np.float64] | None:
+    """``values`` as float64 when every entry is a finite JSON number (not a bool), else None.
+
+    Vectorised: one C-level pass over the entry types and one ``np.isfinite``; callers run their
+    own per-value loop only on None, to name the offending value and its index.
+    """
+    if not set(map(type, values)) <= _NUMBER_TYPES:
+        return None
+    try:
+        arr = np.array(values, dtype=np.float64)
+    except OverflowError:
+        return None
+    if not np.isfinite(arr).all():
+        return None
+    return arr
 
 
 @dataclass(frozen=True)
