@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core import registry
 from ..core.errors import ParameterError
-from ..core.evaluation.batch import MethodSpec, run_batch
+from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
 from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps, detection_row, format_csv
 from ..core.params import Params
@@ -119,9 +119,13 @@ def run(args: argparse.Namespace) -> int:
         def progress(done: int, total: int) -> None:
             bar.update(done - bar.done)
 
-        batch = run_batch(list(dataset), [MethodSpec(sp, params[sp.name]) for sp in specs],
-                          executor=args.scheduler, workers=args.jobs or os.cpu_count() or 1,
-                          progress=progress, cache_dir=args.cache)
+        try:
+            batch = run_batch(list(dataset), [MethodSpec(sp, params[sp.name]) for sp in specs],
+                              executor=args.scheduler, workers=args.jobs or os.cpu_count() or 1,
+                              progress=progress, cache_dir=args.cache)
+            partial = None
+        except BatchCancelled as stop:  # Ctrl-C: keep what finished, marked as partial
+            batch, partial = stop.rows, stop
     rows, entries = [], []
     lengths = {s.id: len(s) for s in dataset}
     for row in batch:
@@ -135,8 +139,13 @@ def run(args: argparse.Namespace) -> int:
         rows.append(result_row(row, specs_by_name[row["method"]]))
         entries.append(json_entry(row))
     text = format_rows(rows, args.format, entries)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+    out = args.out if partial is None or not args.out else partial_path(args.out)
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    if partial is not None:
+        print(f"segview: interrupted: partial results, {len(partial.rows)} of {partial.total} "
+              f"runs" + (f" written to {out}" if out else ""), file=sys.stderr)
+        return 130
     return 1 if failures else 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Slot
 
+from ..core.evaluation.batch import partial_path
 from ..core.io.labels_csv import LabelRow
 from ..core.model import Series
 from ..core.registry import DetectorSpec
@@ -304,3 +305,5 @@ class ExplorerDisplay:
         path, self._export_after_batch = self._export_after_batch, None
         if path and not cancelled:
             self.export_csv(path, all_series=True)
+        elif path:  # keep what finished: written next to the chosen file, marked as partial
+            self.export_csv(str(partial_path(path)), all_series=True, partial=True)

@@ -175,24 +175,29 @@ class ExplorerFiles:
         if path:
             self.export_csv(path, all_series=True)
 
-    def export_csv(self, path: str, all_series: bool = False) -> bool:
+    def export_csv(self, path: str, all_series: bool = False, partial: bool = False) -> bool:
         """Write the detections (columns of ``segview detect``) of the enabled methods.
 
         For all series, missing results are computed first with a cancellable batch; the file is
-        written when it finishes (returns False then).
+        written when it finishes (returns False then). ``partial`` writes what exists now (a
+        cancelled batch's export) and says so.
         """
         targets = self.series if all_series else ([self.current] if self.current else [])
         specs = [s for s in self.specs if s.name in self.enabled]
         missing = [(s.id, sp.name) for s in targets for sp in specs
                    if not self._has_current_result(s.id, sp.name)]
-        if missing and all_series:
+        if missing and all_series and not partial:
             self._export_after_batch = path
             self.run_on_all()
             return False
         rows = [detection_row(s.id, sp, self.results[(s.id, sp.name)]) for s in targets
                 for sp in specs if self._has_current_result(s.id, sp.name)]
         n = write_csv(path, rows)
-        self.post(f"{n} detections saved to {path}")
+        if partial:
+            self.post(f"Partial export: {n} of {len(targets) * len(specs)} detections saved to "
+                      f"{path}")
+        else:
+            self.post(f"{n} detections saved to {path}")
         return True
 
     def _has_current_result(self, sid: str, name: str) -> bool:

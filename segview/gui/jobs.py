@@ -31,6 +31,7 @@ import atexit
 import logging
 import os
 import threading
+import time
 import traceback
 import weakref
 from collections import OrderedDict, deque
@@ -42,6 +43,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 from ..core.api import run_spec
 from ..core.context import RunContext
 from ..core.errors import Cancelled, RecoverableError
+from ..core.evaluation.batch import eta_seconds, format_eta
 from ..core.procpool import DetectorBug, ProcessRunner, compute, runs_in_worker, unpack
 from ..core.model import Series
 from ..core.params import Params
@@ -205,6 +207,7 @@ class BatchJob(QRunnable):
         cancelled = False
         total = max(1, len(self.series) * len(self.work))
         items = [(s, spec, params) for s in self.series for spec, params in self.work]
+        start = time.monotonic()
         try:
             for k, (s, spec, params, out) in enumerate(self._outcomes(items), start=1):
                 if isinstance(out, RecoverableError):
@@ -216,7 +219,8 @@ class BatchJob(QRunnable):
                     self.signals.item_failed.emit(s.id, spec.name, f"{type(out).__name__}: {out}")
                 else:
                     self.signals.item_done.emit(s.id, spec.name, params, out)
-                self.ctx.progress(k / total, f"{s.id}: {spec.label}")
+                eta = format_eta(eta_seconds(k, total, time.monotonic() - start))
+                self.ctx.progress(k / total, f"{k}/{total} {eta}  {s.id}: {spec.label}")
         except Cancelled:
             cancelled = True
         finally:

@@ -189,3 +189,49 @@ def test_kbkssd_on_dask_matches_local_processes(jmh_series, jmh_labels):
     # the faithful default reproduces the published reference onsets (labels.csv)
     assert [r["steady_index"] for r in local if r["spec_index"] == 0] == [
         jmh_labels[s.id].onsets["kbkssd_reference"] for s in series]
+
+
+def test_cancel_keeps_the_finished_rows(fake_detector):
+    from segview.core.context import RunContext
+    series = _series()
+    ctx = RunContext()
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if done >= 3:
+            ctx.cancel()   # cancelled after some chunks finished
+
+    with pytest.raises(batch.BatchCancelled) as exc:
+        batch.run_batch(series, [("fake_batch", {"threshold": 5})], executor=batch.SerialExecutor(),
+                        progress=progress, ctx=ctx)
+    rows, total = exc.value.rows, exc.value.total
+    assert total == len(series) and 3 <= len(rows) < total
+    expected = _expected(series, 5)
+    for row in rows:   # every kept row is a finished, correct run
+        assert row["steady_index"] == expected[row["series_index"]] or row["error"]
+
+
+def test_partial_path_and_eta():
+    assert batch.partial_path("out/det.csv").as_posix() == "out/det.partial.csv"
+    assert batch.format_eta(batch.eta_seconds(1, 4, 20.0)) == "ETA 1:00"
+    assert batch.format_eta(3723) == "ETA 1:02:03"
+    assert batch.format_eta(batch.eta_seconds(0, 4, 5.0)) == ""
+
+
+def test_detect_cli_writes_partial_results_when_interrupted(monkeypatch, tmp_path, fake_detector):
+    from segview.cli import detect, main
+    real = batch.run_batch
+
+    def interrupted(series, specs, **kw):
+        rows = real(series[:2], specs, executor=batch.SerialExecutor())
+        raise batch.BatchCancelled(rows, len(series) * len(specs))
+
+    monkeypatch.setattr(detect, "run_batch", interrupted)
+    for k in range(4):
+        (tmp_path / f"s{k}.json").write_text(str(list(range(30, 0, -1))))
+    out = tmp_path / "det.csv"
+    code = main.main(["detect", str(tmp_path), "-m", "fake_batch", "-o", str(out)])
+    assert code == 130 and not out.exists()
+    lines = (tmp_path / "det.partial.csv").read_text().strip().splitlines()
+    assert len(lines) == 1 + 2   # header and the two finished runs

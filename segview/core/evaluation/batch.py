@@ -12,6 +12,10 @@ calling process; workers just compute.
     {"series_id", "method", "detector_version", "params", "steady_index" (int | None),
      "change_points" (list[int]), "runtime_ms", "error" (str | None), "cached" (bool),
      "series_index", "spec_index"}
+
+Cancelling (``ctx``, or Ctrl-C in the calling thread) keeps what finished: ``run_batch`` raises
+:class:`BatchCancelled` carrying those rows, so callers can write a partial export
+(:func:`partial_path` names it); local worker processes are stopped at once.
 """
 from __future__ import annotations
 
@@ -42,6 +46,36 @@ Progress = Callable[[int, int], None]
 # (methods sharing one prepare stage as (spec index, method), series indices)
 PlannedTask = tuple[tuple[tuple[int, "MethodSpec"], ...], tuple[int, ...]]
 _PAYLOAD: dict[str, Any] = {}
+
+
+class BatchCancelled(Cancelled):
+    """A batch was cancelled; ``rows`` are the runs that finished (series-major), of ``total``."""
+
+    def __init__(self, rows: list[dict[str, Any]], total: int) -> None:
+        super().__init__(f"batch ({len(rows)} of {total} runs finished)")
+        self.rows, self.total = rows, total
+
+
+def partial_path(path: str | Path) -> Path:
+    """Where a cancelled batch's export goes: ``out.csv`` -> ``out.partial.csv``."""
+    p = Path(path)
+    return p.with_name(f"{p.stem}.partial{p.suffix}")
+
+
+def format_eta(seconds: float) -> str:
+    """``'ETA 1:05'`` / ``'ETA 1:02:03'`` for a remaining time in seconds (``''`` when unknown)."""
+    if not math.isfinite(seconds) or seconds < 0:
+        return ""
+    s = int(round(seconds))
+    h, rest = divmod(s, 3600)
+    return f"ETA {h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"ETA {rest // 60}:{rest % 60:02d}"
+
+
+def eta_seconds(done: float, total: float, elapsed: float) -> float:
+    """Remaining time at the rate so far (``inf`` before anything finished)."""
+    if done <= 0 or elapsed <= 0:
+        return math.inf
+    return max(0.0, elapsed * (total - done) / done)
 
 
 @dataclass(frozen=True)
@@ -368,7 +402,8 @@ def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
         Rows (see the module docstring), series-major.
 
     Raises:
-        UnknownMethodError, ParameterError, Cancelled.
+        UnknownMethodError, ParameterError.
+        BatchCancelled: ``ctx`` was cancelled or Ctrl-C was pressed; it holds the finished rows.
     """
     specs = _as_method_specs(method_specs)
     series_list = list(series_list)
@@ -377,10 +412,17 @@ def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
     def sink(si: int, ri: int, res: dict[str, Any]) -> None:
         results[(si, ri)] = res
 
-    _execute(series_list, specs, sink, full=True, executor=executor, workers=workers,
-             progress=progress, cache_dir=cache_dir, ctx=ctx)
-    return [_row(series_list[ri], ri, si, specs[si], results[(si, ri)])
-            for ri in range(len(series_list)) for si in range(len(specs))]
+    def rows() -> list[dict[str, Any]]:
+        return [_row(series_list[ri], ri, si, specs[si], results[(si, ri)])
+                for ri in range(len(series_list)) for si in range(len(specs))
+                if (si, ri) in results]
+
+    try:
+        _execute(series_list, specs, sink, full=True, executor=executor, workers=workers,
+                 progress=progress, cache_dir=cache_dir, ctx=ctx)
+    except (Cancelled, KeyboardInterrupt) as err:
+        raise BatchCancelled(rows(), len(series_list) * len(specs)) from err
+    return rows()
 
 
 def run_onsets(series_list: Sequence[Series], method_specs: Iterable[Any],
