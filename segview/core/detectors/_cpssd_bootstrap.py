@@ -71,10 +71,11 @@ def _resampled_means(seg: NDArray[np.float64], rng: np.random.Generator, resampl
     out = np.empty(resamples)
     state = _pcg64.state_of(rng)
     rows = max(1, CHUNK_ENTRIES // m)
+    plan = _pcg64.pairwise_plan(m)
     for r0 in range(0, resamples, rows):
         ctx.check()
         r1 = min(resamples, r0 + rows)
-        _pcg64.resampled_means(seg, state, r1 - r0, out[r0:r1])
+        _pcg64.resampled_means(seg, state, r1 - r0, out[r0:r1], *plan)
     _pcg64.set_state(rng, state)
     return out
 

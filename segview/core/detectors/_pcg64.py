@@ -62,55 +62,97 @@ def set_state(rng: np.random.Generator, state: NDArray[np.uint64]) -> None:
                                "has_uint32": has, "uinteger": word}
 
 
+def pairwise_plan(n: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """numpy's pairwise-summation tree over ``n`` values, flattened for a kernel without recursion.
+
+    numpy sums blocks of at most 128 values and adds the halves of longer ranges (split at
+    ``n // 2`` rounded down to a multiple of 8), left before right. Returns ``(lo, length, ops)``:
+    the leaf blocks in order and the post-order program ``ops`` (``k >= 0``: push the sum of leaf
+    ``k``; ``-1``: replace the top two sums by their sum). (numba's on-disk cache cannot hold
+    recursive kernels, so the recursion is unrolled here once per length.)
+    """
+    lo: list[int] = []
+    length: list[int] = []
+    ops: list[int] = []
+
+    def walk(start: int, m: int) -> None:
+        if m <= 128:
+            ops.append(len(lo))
+            lo.append(start)
+            length.append(m)
+            return
+        half = m // 2
+        half -= half % 8
+        walk(start, half)
+        walk(start + half, m - half)
+        ops.append(-1)
+
+    walk(0, n)
+    return (np.asarray(lo, dtype=np.int64), np.asarray(length, dtype=np.int64),
+            np.asarray(ops, dtype=np.int64))
+
+
 @njit(nogil=True, cache=True)
-def _pairwise_sum(a, lo, n):  # pragma: no cover (compiled)
-    """numpy's ``pairwise_sum`` of ``a[lo:lo+n]`` (same grouping, so the same rounding)."""
+def _block_sum(a, lo, n):  # pragma: no cover (compiled)
+    """numpy's ``pairwise_sum`` of ``a[lo:lo+n]`` for ``n <= 128`` (8 accumulators from 8 on)."""
     if n < 8:
         res = 0.0
         for i in range(lo, lo + n):
             res += a[i]
         return res
-    if n <= 128:
-        r0 = a[lo]
-        r1 = a[lo + 1]
-        r2 = a[lo + 2]
-        r3 = a[lo + 3]
-        r4 = a[lo + 4]
-        r5 = a[lo + 5]
-        r6 = a[lo + 6]
-        r7 = a[lo + 7]
-        i = 8
-        stop = n - (n % 8)
-        while i < stop:
-            j = lo + i
-            r0 += a[j]
-            r1 += a[j + 1]
-            r2 += a[j + 2]
-            r3 += a[j + 3]
-            r4 += a[j + 4]
-            r5 += a[j + 5]
-            r6 += a[j + 6]
-            r7 += a[j + 7]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += a[lo + i]
-            i += 1
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return _pairwise_sum(a, lo, n2) + _pairwise_sum(a, lo + n2, n - n2)
+    r0 = a[lo]
+    r1 = a[lo + 1]
+    r2 = a[lo + 2]
+    r3 = a[lo + 3]
+    r4 = a[lo + 4]
+    r5 = a[lo + 5]
+    r6 = a[lo + 6]
+    r7 = a[lo + 7]
+    i = 8
+    stop = n - (n % 8)
+    while i < stop:
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
 
 
 @njit(nogil=True, cache=True)
-def resampled_means(seg, state, rows, out):  # pragma: no cover (compiled)
+def _pairwise_sum(a, plan_lo, plan_len, ops, stack):  # pragma: no cover (compiled)
+    """numpy's ``add.reduce`` of ``a`` along the tree of :func:`pairwise_plan` (same rounding)."""
+    sp = 0
+    for op in ops:
+        if op >= 0:
+            stack[sp] = _block_sum(a, plan_lo[op], plan_len[op])
+            sp += 1
+        else:
+            stack[sp - 2] = stack[sp - 2] + stack[sp - 1]
+            sp -= 1
+    return stack[0]
+
+
+@njit(nogil=True, cache=True)
+def resampled_means(seg, state, rows, out, plan_lo, plan_len, ops):  # pragma: no cover
     """``out[r] = seg[rng.integers(0, m, m)].mean()`` for ``r < rows``, continuing ``state`` in place.
 
     Equals ``seg[rng.integers(0, m, size=(rows, m), dtype=np.int64)].mean(axis=1)`` bit for bit
-    (and leaves ``state`` where numpy's generator would be). ``1 <= m < 2**32``.
+    (and leaves ``state`` where numpy's generator would be). ``1 <= m < 2**32``; the plan is
+    :func:`pairwise_plan` ``(m)``.
     """
     m = seg.size
     row = np.empty(m)
+    stack = np.empty(ops.size + 1)
     rng = np.uint64(m - 1)
     excl = rng + np.uint64(1)
     thresh = (_MASK32 - rng) % excl          # numpy's (UINT32_MAX - rng) % rng_excl
@@ -145,7 +187,7 @@ def resampled_means(seg, state, rows, out):  # pragma: no cover (compiled)
                     if (p & _MASK32) >= thresh:   # thresh < excl: numpy's two-step test in one
                         break
                 row[j] = seg[p >> s32]
-        out[r] = (0.0 + _pairwise_sum(row, 0, m)) / m
+        out[r] = (0.0 + _pairwise_sum(row, plan_lo, plan_len, ops, stack)) / m
     state[0] = hi
     state[1] = lo
     state[4] = np.uint64(1) if has else np.uint64(0)
