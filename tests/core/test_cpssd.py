@@ -95,6 +95,24 @@ def test_fused_bootstrap_equals_numpy_bit_for_bit(m):
         assert rng_a.integers(0, 1000, 5).tolist() == rng_b.integers(0, 1000, 5).tolist()
 
 
+@pytest.mark.slow
+def test_fused_bootstrap_kernel_reloads_from_numbas_cache():
+    # a second process loads the cached kernel (a recursive kernel crashed exactly there)
+    import subprocess
+    import sys
+    code = ("import numpy as np\n"
+            "from segview.core.detectors import _cpssd_bootstrap as b\n"
+            "seg = np.linspace(1.0, 2.0, 300)\n"
+            "r = np.random.Generator(np.random.PCG64(4))\n"
+            "print(b._resampled_means(seg, r, 5, b.NULL_CONTEXT).tolist())\n")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
+    ref = boot.resampled_means_numpy(np.linspace(1.0, 2.0, 300),
+                                     np.random.Generator(np.random.PCG64(4)), 5)
+    assert runs[0].stdout == runs[1].stdout == f"{ref.tolist()}\n"
+
+
 def test_fused_bootstrap_ci_equals_the_numpy_path():
     rng = np.random.default_rng(3)
     last, seg = rng.normal(1.0, 0.2, 701), rng.normal(1.02, 0.3, 333)
