@@ -17,6 +17,12 @@ kernels once at start-up (numba's on-disk cache), off the GUI thread.
 Only detectors that a fresh process registers by importing ``segview.core.detectors`` can run
 there (see :func:`runs_in_worker`); others (plug-ins registered at run time, test fakes) stay in
 the dispatching thread.
+
+The first launch is slow for reasons a user cannot see: the workers start and import the
+detectors, and numba compiles each kernel on its first call (seconds each, until its on-disk cache
+exists). Each worker reports its phase in shared memory (:meth:`ProcessRunner.warmup_status`) and
+a numba compile listener names the kernel being compiled, also in the running call's progress
+message, so the GUI can say what it is waiting for.
 """
 from __future__ import annotations
 
@@ -46,6 +52,9 @@ log = logging.getLogger(__name__)
 
 MESSAGE_BYTES = 96
 DEFAULT_SLOTS = 256
+WORKER_SLOTS = 16          # status entries of worker processes (indices reused modulo this)
+#: worker phases in :meth:`ProcessRunner.warmup_status`
+PHASE_STARTING, PHASE_IMPORTING, PHASE_WARMING, PHASE_READY, PHASE_COMPILING = 0, 1, 2, 3, 4
 WORKER_NICE = 10
 BUILTIN_PACKAGE = "segview.core.detectors"
 
@@ -114,11 +123,19 @@ def compute(spec: DetectorSpec, series: Series, params: Params, ctx: RunContext,
 
 # ------------------------------------------------------------------------------ worker side
 
-def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: bool) -> None:
+def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: bool,
+                 status: Any = None) -> None:
     from .workerguard import guard_worker
 
     guard_worker()
-    _SHARED.update(flags=flags, fractions=fractions, messages=messages)
+    _SHARED.update(flags=flags, fractions=fractions, messages=messages, slot=None)
+    if status is not None:
+        phases, texts, counter = status
+        with counter.get_lock():
+            index = counter.value % WORKER_SLOTS
+            counter.value += 1
+        _SHARED.update(phases=phases, texts=texts, index=index)
+    _set_phase(PHASE_IMPORTING, "importing the detectors")
     if nice and hasattr(os, "nice"):
         try:
             os.nice(nice)
@@ -127,8 +144,53 @@ def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: boo
     from . import registry
 
     registry.all_specs()
+    _watch_compilation()
     if warm:
+        _set_phase(PHASE_WARMING, "loading compiled kernels")
         warm_up()
+    _set_phase(PHASE_READY, "ready")
+
+
+def _set_phase(phase: int, text: str) -> None:
+    """Publish this worker's phase (no-op outside a worker with a status area); a compilation
+    shows over the phase and :func:`_restore_phase` brings it back."""
+    if phase != PHASE_COMPILING:
+        _SHARED["base"] = (phase, text)
+    if "phases" not in _SHARED:
+        return
+    i = _SHARED["index"]
+    raw = text.encode("utf-8", "replace")[:MESSAGE_BYTES - 1]
+    _SHARED["texts"][i * MESSAGE_BYTES:i * MESSAGE_BYTES + len(raw) + 1] = raw + b"\0"
+    _SHARED["phases"][i] = phase
+
+
+def _watch_compilation() -> Any:
+    """Report numba compilations (cache misses: the first launch) as this worker's phase and in
+    the running call's progress message; returns the registered listener."""
+    from numba.core import event
+
+    class CompileListener(event.Listener):
+        depth = 0
+
+        def on_start(self, ev: Any) -> None:
+            self.depth += 1
+            disp = (ev.data or {}).get("dispatcher")
+            name = getattr(getattr(disp, "py_func", None), "__name__", "kernel")
+            text = f"compiling numba kernel {name} (first run only)"
+            _set_phase(PHASE_COMPILING, text)
+            slot = _SHARED.get("slot")
+            if slot is not None:
+                fractions = _SHARED["fractions"]
+                _slot_context(slot).progress(max(float(fractions[slot]), 0.001), text)
+
+        def on_end(self, ev: Any) -> None:
+            self.depth = max(0, self.depth - 1)
+            if self.depth == 0:
+                _set_phase(*_SHARED.get("base", (PHASE_READY, "ready")))
+
+    listener = CompileListener()
+    event.register("numba:compile", listener)
+    return listener
 
 
 def warm_up(n: int = 400) -> None:
@@ -141,6 +203,7 @@ def warm_up(n: int = 400) -> None:
     for spec in registry.all_specs():
         if spec.slow or spec.needs_x:
             continue
+        _set_phase(PHASE_WARMING, f"loading compiled kernels: {spec.label}")
         try:
             run_spec(spec, series, spec.defaults())
         except Exception:  # warm-up is best effort; the real run reports errors
@@ -163,6 +226,7 @@ def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | Non
                    params: Params, prepared: object | None) -> Outcome:
     from . import registry
 
+    _SHARED["slot"] = slot
     try:
         spec = registry.get(name)
         series = Series(values, x, sid)
@@ -173,6 +237,8 @@ def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | Non
         return Outcome("recoverable", text=str(err))
     except Exception:  # a bug in a detector: its traceback goes back to the caller
         return Outcome("bug", text=traceback.format_exc())
+    finally:
+        _SHARED["slot"] = None
     return Outcome("ok", result, state)
 
 
@@ -250,6 +316,12 @@ class ProcessRunner:
         self._flags = self._ctx.RawArray(ctypes.c_int8, slots)
         self._fractions = self._ctx.RawArray(ctypes.c_double, slots)
         self._messages = self._ctx.RawArray(ctypes.c_char, slots * MESSAGE_BYTES)
+        self._phases = self._ctx.RawArray(ctypes.c_int8, WORKER_SLOTS)
+        self._texts = self._ctx.RawArray(ctypes.c_char, WORKER_SLOTS * MESSAGE_BYTES)
+        self._counter = self._ctx.Value(ctypes.c_int, 0)
+        self.started_at: float | None = None
+        self.calls_started = 0
+        self.calls_done = 0
         self._free = list(range(slots - 1, -1, -1))
         self._lock = threading.Lock()
         self._slots_free = threading.Condition(self._lock)
@@ -272,7 +344,10 @@ class ProcessRunner:
         if self._executor is None:
             self._executor = cf.ProcessPoolExecutor(
                 self.workers, mp_context=self._ctx, initializer=_init_worker,
-                initargs=(self._flags, self._fractions, self._messages, self.nice, self.warm))
+                initargs=(self._flags, self._fractions, self._messages, self.nice, self.warm,
+                          (self._phases, self._texts, self._counter)))
+            if self.started_at is None:
+                self.started_at = time.monotonic()
         return self._executor
 
     def _on_broken(self, future: cf.Future) -> None:
@@ -288,6 +363,18 @@ class ProcessRunner:
         log.warning("a detector worker process died; starting a new pool")
         if ex is not None:
             _terminate(ex)
+
+    def warmup_status(self) -> list[tuple[int, str]]:
+        """``(phase, text)`` of each worker started so far (``PHASE_*``; the most recent
+        ``workers`` of them, a replaced pool's workers first): what the first launch waits for."""
+        with self._counter.get_lock():
+            started = self._counter.value
+        out = []
+        for k in range(max(0, started - self.workers), started):
+            i = k % WORKER_SLOTS
+            raw = bytes(self._texts[i * MESSAGE_BYTES:(i + 1) * MESSAGE_BYTES]).split(b"\0", 1)[0]
+            out.append((int(self._phases[i]), raw.decode("utf-8", "replace")))
+        return out
 
     def worker_pids(self) -> list[int]:
         ex = self._executor
@@ -331,11 +418,13 @@ class ProcessRunner:
             except BaseException:  # the slot goes back, whichever attempt failed
                 self._free.append(slot)
                 raise
+        self.calls_started += 1
         fut.add_done_callback(lambda _f, s=slot: self._release(s))
         return RemoteCall(self, slot, fut)
 
     def _release(self, slot: int) -> None:
         with self._lock:
+            self.calls_done += 1
             self._free.append(slot)
             self._slots_free.notify()
 

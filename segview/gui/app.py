@@ -72,6 +72,10 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
     install_gc_guard()  # cyclic GC only on the GUI thread (detectors run Python on the pool)
     window = MainWindow(Settings(), persist=screenshot is None)
     _install_excepthook(window)
+    if window.runner.processes is not None:  # narrate the first launch's warm-up
+        from .warmup import WarmupStatus
+
+        window.statusBar().addPermanentWidget(WarmupStatus(window.runner.processes, window))
     if screenshot:
         window.resize(*SCREENSHOT_SIZE)
     opened = window.open_paths(list(paths) if paths else [str(sample_dir())])

@@ -62,12 +62,14 @@ def in_process_only() -> bool:
 
 
 def shared_processes() -> ProcessRunner | None:
-    """The application's detector worker processes, started (and warming up) on first use."""
+    """The application's detector worker processes, started on first use."""
     if in_process_only():
         return None
     if not _SHARED_PROCESSES:
         try:
-            runner = ProcessRunner().start()
+            # no warm-up before serving: the first requests compile (or load) just the kernels
+            # they need, so the first overlay does not wait for every detector's kernels
+            runner = ProcessRunner(warm=False).start()
         except (OSError, RuntimeError) as err:  # no processes here (sandbox, limits): use threads
             log.warning("detector worker processes unavailable (%s); running detectors in threads",
                         err)

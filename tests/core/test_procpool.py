@@ -190,3 +190,56 @@ def test_submit_replaces_a_pool_found_broken_and_never_loses_a_slot(monkeypatch)
     finally:
         monkeypatch.undo()
         runner.shutdown()
+
+
+def test_workers_report_their_warm_up_phase(procs):
+    from segview.core.procpool import PHASE_READY
+    procs.run(registry.get("pelt"), Series(np.r_[np.zeros(50), np.ones(50)], id="w"),
+              registry.get("pelt").defaults(), RunContext())
+    status = procs.warmup_status()
+    assert 1 <= len(status) <= procs.workers
+    assert any(phase == PHASE_READY and text == "ready" for phase, text in status)
+
+
+def test_a_numba_compilation_is_reported_as_phase_and_progress(monkeypatch):
+    import ctypes
+    import multiprocessing as mp
+
+    from numba import njit
+    from numba.core import event
+
+    from segview.core import procpool as pp
+    texts = mp.RawArray(ctypes.c_char, pp.WORKER_SLOTS * pp.MESSAGE_BYTES)
+    phases = mp.RawArray(ctypes.c_int8, pp.WORKER_SLOTS)
+    fractions = mp.RawArray(ctypes.c_double, 4)
+    messages = mp.RawArray(ctypes.c_char, 4 * pp.MESSAGE_BYTES)
+    flags = mp.RawArray(ctypes.c_int8, 4)
+    fake = {"phases": phases, "texts": texts, "index": 3, "fractions": fractions,
+            "messages": messages, "flags": flags, "slot": 2}
+    monkeypatch.setattr(pp, "_SHARED", fake)
+    pp._set_phase(pp.PHASE_READY, "ready")
+    seen = []
+
+    class Spy(event.Listener):   # registered after pp's listener: sees its published state
+        def on_start(self, ev):
+            seen.append((phases[3], bytes(texts[3 * pp.MESSAGE_BYTES:4 * pp.MESSAGE_BYTES])))
+
+        def on_end(self, ev):
+            pass
+
+    listener, spy = pp._watch_compilation(), Spy()
+    event.register("numba:compile", spy)
+    try:
+        @njit
+        def freshly_compiled_kernel(x):
+            return x + 1
+
+        assert freshly_compiled_kernel(1) == 2
+    finally:
+        event.unregister("numba:compile", listener)
+        event.unregister("numba:compile", spy)
+    assert seen and seen[0][0] == pp.PHASE_COMPILING
+    assert b"compiling numba kernel freshly_compiled_kernel" in seen[0][1]
+    assert phases[3] == pp.PHASE_READY                       # restored when compiled
+    assert b"freshly_compiled_kernel" in bytes(messages[2 * pp.MESSAGE_BYTES:3 * pp.MESSAGE_BYTES])
+    assert 0 < fractions[2] < 0.01
