@@ -1,9 +1,12 @@
 """Benchmark: CP-SSD stage by stage on a sample of the JMH series (3000 points each).
 
-Stages: outlier filter, 80-bit prefix sums, CROPS (all PELT runs), knee, final PELT, bootstrap
-classification. Reference paths in the same process give ratios: the vectorised outlier filter
-against the window-by-window rule (``tests/core/test_cpssd.py::_naive_outliers``) and one numba
-PELT run against the plain-Python transcription of spec §4 (``tests/core/test_cpssd_pelt.py``).
+Stages: outlier filter, 80-bit prefix sums, segment-cost table, CROPS (all PELT runs), knee, final
+PELT, bootstrap classification. Reference paths in the same process give ratios: the vectorised
+outlier filter against the window-by-window rule (``tests/core/test_cpssd.py::_naive_outliers``),
+one numba PELT run against the plain-Python transcription of spec §4
+(``tests/core/test_cpssd_pelt.py``), and the whole series against the path before issue 15.1
+(PELT computing every cost for every CROPS penalty, bootstrap through numpy's index matrices),
+interleaved series by series, CPU time, with every output compared for equality.
 
 Run: ``python tests/benchmarks/bench_cpssd.py [--every 10] [--ref-every 5]``.
 """
@@ -35,29 +38,37 @@ log = logging.getLogger("bench_cpssd")
 JMH = REPO / ".." / "shared" / "data" / "jmh"
 
 
-def _stages(y: np.ndarray, params) -> tuple[dict[str, float], int, object]:
+def _stages(y: np.ndarray, params, reference: bool = False
+            ) -> tuple[dict[str, float], int, object, tuple]:
+    """One series stage by stage (CPU seconds); ``reference`` = the path before issue 15.1."""
+    clock = time.process_time
     t = {}
-    t0 = time.perf_counter()
+    t0 = clock()
     skip = cpssd.warmup_skip(y)
     mask = cpssd.outlier_mask(y, skip)
     x = y[~mask]
-    t1 = time.perf_counter()
+    t1 = clock()
     s1, s2 = _pelt_r.prefix_sums_r(x)
-    t2 = time.perf_counter()
+    t2 = clock()
+    table = None if reference else _pelt_r.segment_costs_or_none(s1, s2)
+    t3 = clock()
     ln_n = math.log(x.size)
-    res = _crops.crops_r(lambda b: _pelt_r.pelt_r_meanvar(s1, s2, b), 4 * ln_n, 100000 * ln_n)
-    t3 = time.perf_counter()
+    res = _crops.crops_r(lambda b: _pelt_r.pelt_r_meanvar(s1, s2, b, 2, table), 4 * ln_n,
+                         100000 * ln_n)
+    t4 = clock()
     pens, ncpts = _crops.sealab_penalties_ncpts(res)
     beta, _ = _knee.choose_penalty(pens, ncpts, x.size)
-    t4 = time.perf_counter()
-    cpts, _ = _pelt_r.pelt_r_meanvar(s1, s2, beta)
+    t5 = clock()
+    cpts, q = _pelt_r.pelt_r_meanvar(s1, s2, beta, 2, table)
     kept = np.flatnonzero(~mask)
-    t5 = time.perf_counter()
-    s, _ = classify_backward(y, kept[cpts - 1][:-1], params["seed"])
-    t6 = time.perf_counter()
-    t.update(filter=t1 - t0, prefix=t2 - t1, crops=t3 - t2, knee=t4 - t3, final_pelt=t5 - t4,
-             bootstrap=t6 - t5, total=t6 - t0)
-    return t, res.runs, (s1, s2, beta, y, skip)
+    t6 = clock()
+    s, tests = classify_backward(y, kept[cpts - 1][:-1], params["seed"], reference=reference)
+    t7 = clock()
+    t.update(filter=t1 - t0, prefix=t2 - t1, cost_table=t3 - t2, crops=t4 - t3, knee=t5 - t4,
+             final_pelt=t6 - t5, bootstrap=t7 - t6, total=t7 - t0)
+    outputs = (res.pen_value_full.tolist(), res.ncpts.tolist(), res.runs, beta, cpts.tolist(), q,
+               s, [(b.start, b.stop, b.lo, b.hi, b.different) for b in tests])
+    return t, res.runs, (s1, s2, beta, y, skip), outputs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,37 +84,48 @@ def main(argv: list[str] | None = None) -> int:
     params = cpssd.SPEC.defaults()
     # warm-up (numba compile / cache load)
     _stages(series[ids[0]].values, params)
+    _stages(series[ids[0]].values, params, reference=True)
     times: dict[str, list[float]] = {}
+    ref_times: dict[str, list[float]] = {}
     runs = []
     ref_filter, fast_filter, ref_pelt, fast_pelt = [], [], [], []
     for k, sid in enumerate(ids):
-        t, nruns, (s1, s2, beta, y, skip) = _stages(series[sid].values, params)
+        # interleaved: today's path, then the path before issue 15.1, on the same series
+        t, nruns, (s1, s2, beta, y, skip), out = _stages(series[sid].values, params)
+        t_ref, _, _, out_ref = _stages(series[sid].values, params, reference=True)
+        assert out == out_ref, f"{sid}: outputs differ from the reference path"
         runs.append(nruns)
         for key, val in t.items():
             times.setdefault(key, []).append(val)
+        for key, val in t_ref.items():
+            ref_times.setdefault(key, []).append(val)
         if k % args.ref_every == 0:
-            a = time.perf_counter()
+            a = time.process_time()
             naive = _naive_outliers(y, skip)
-            b = time.perf_counter()
+            b = time.process_time()
             fast = cpssd.outlier_mask(y, skip)
-            c = time.perf_counter()
+            c = time.process_time()
             assert np.array_equal(naive, fast)
             ref_filter.append(b - a)
             fast_filter.append(c - b)
             x = y[~fast]
-            a = time.perf_counter()
+            a = time.process_time()
             ref = _spec_pelt(x, beta)
-            b = time.perf_counter()
-            got = _pelt_r.pelt_r_meanvar(s1, s2, beta)
-            c = time.perf_counter()
+            b = time.process_time()
+            got = _pelt_r.pelt_r_meanvar(s1, s2, beta)  # direct costs, one run
+            c = time.process_time()
             assert got[0].tolist() == ref[0]
             ref_pelt.append(b - a)
             fast_pelt.append(c - b)
-    log.info("CP-SSD on %d JMH series (every %d-th), median seconds per series:", len(ids),
-             args.every)
+    log.info("CP-SSD on %d JMH series (every %d-th), CPU seconds per series (all outputs equal "
+             "to the reference path):", len(ids), args.every)
+    log.info("  %-11s %9s %9s %9s %9s  %s", "stage", "median", "mean", "ref mean", "ref/new",
+             "(ref = before issue 15.1)")
     for key, vals in times.items():
-        log.info("  %-11s median %.4f  p95 %.4f  max %.4f", key, statistics.median(vals),
-                 float(np.percentile(vals, 95)), max(vals))
+        ref = ref_times[key]
+        ratio = sum(ref) / sum(vals) if sum(vals) > 0 else float("nan")
+        log.info("  %-11s %9.4f %9.4f %9.4f %9.2f", key, statistics.median(vals),
+                 statistics.mean(vals), statistics.mean(ref), ratio)
     log.info("  CROPS PELT runs per series: median %.0f, max %d; per run %.2f ms (median)",
              statistics.median(runs), max(runs),
              1000 * statistics.median([c / r for c, r in zip(times["crops"], runs)]))
