@@ -44,6 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="change-point numbers written: segview = first sample of the new segment "
                         "(default); tcpdbench = TCPDBench's reported location, the last sample "
                         "before the change (cp - 1, kept when 1 <= cp - 1 < n - 1)")
+    p.add_argument("--per-dimension", action="store_true",
+                   help="split multivariate series (TCPD run_log, multi-column CSV) into their "
+                        "dimensions (ids SERIES/DIMENSION) and run every method on each; without "
+                        "it op, pelt and binseg segment all dimensions jointly and the others say "
+                        "they need one dimension")
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
@@ -115,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"segview: skipped {problem}", file=sys.stderr)
         failures += 1
     specs_by_name = {sp.name: sp for sp in specs}
+    if args.per_dimension:
+        dataset.series = [d for s in dataset.series for d in s.dimensions()]
     with ProgressBar(len(dataset) * len(specs), "detect") as bar:
         def progress(done: int, total: int) -> None:
             bar.update(done - bar.done)

@@ -111,7 +111,7 @@ def compute(spec: DetectorSpec, series: Series, params: Params, ctx: RunContext,
     """
     state = None
     ctx.check()
-    if spec.prepare is not None and not spec.needs_x:
+    if spec.prepare is not None and not spec.needs_x and not series.dims:
         check_length(spec, series.values, params, series.id)
         if prepared is None:
             state = spec.prepare(series.values, params, ctx)
@@ -223,13 +223,14 @@ def _slot_context(slot: int) -> RunContext:
 
 
 def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | None, sid: str,
-                   params: Params, prepared: object | None) -> Outcome:
+                   params: Params, prepared: object | None,
+                   dims: tuple[str, ...] | None = None) -> Outcome:
     from . import registry
 
     _SHARED["slot"] = slot
     try:
         spec = registry.get(name)
-        series = Series(values, x, sid)
+        series = Series(values, x, sid, dims=dims)  # dims: a multivariate series
         result, state = compute(spec, series, params, _slot_context(slot), prepared)
     except Cancelled:
         return Outcome("cancelled")
@@ -408,7 +409,8 @@ class ProcessRunner:
             self._flags[slot] = 0
             self._fractions[slot] = 0.0
             self._messages[slot * MESSAGE_BYTES] = b"\0"
-            args = (slot, spec.name, series.values, series.x, series.id, params, prepared)
+            args = (slot, spec.name, series.values, series.x, series.id, params, prepared,
+                    series.dims or None)
             try:
                 try:
                     fut = self._ensure_executor().submit(_run_in_worker, *args)

@@ -52,3 +52,20 @@ def test_export_folder_is_its_own_onset_truth(tmp_path, capsys):
     assert main(["evaluate", "--truth", str(folder), "--series", str(folder), "-m", "kbkssd",
                  "--format", "json", "--no-cache", "-j", "1"]) == 0
     assert json.loads(capsys.readouterr().out) == data
+
+
+def test_detect_joint_or_per_dimension(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    y = rng.normal(size=(120, 2)) + np.where(np.arange(120)[:, None] >= 60, [4.0, -4.0], 0.0)
+    p = tmp_path / "runs.csv"
+    p.write_text("series_id,index,Pace,Distance\n" + "".join(
+        f"run_log,{i},{a!r},{b!r}\n" for i, (a, b) in enumerate(y.tolist())))
+    assert main(["detect", str(p), "-m", "pelt", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    text = json.dumps(out)
+    assert "run_log" in text and "run_log/Pace" not in text and "60" in text
+    assert main(["detect", str(p), "-m", "kbkssd"]) != 0  # needs one dimension: named error
+    assert "works on one dimension" in capsys.readouterr().err
+    assert main(["detect", str(p), "-m", "kbkssd", "--per-dimension"]) == 0
+    out = capsys.readouterr().out
+    assert "run_log/Pace" in out and "run_log/Distance" in out

@@ -129,6 +129,7 @@ def label_axis_with_times(axis: pg.AxisItem, times: Sequence[object] | None,
             axis.update()
         return
     texts = [str(t) for t in times]
+    one_day = len({t.split(" ", 1)[0] for t in (texts[0], texts[-1])}) == 1
     base = pg.AxisItem.tickStrings
 
     def tick_strings(values: Sequence[float], scale: float, spacing: float) -> list[str]:
@@ -136,7 +137,7 @@ def label_axis_with_times(axis: pg.AxisItem, times: Sequence[object] | None,
         for v in values:
             i = (int(np.searchsorted(x_values, v)) if x_values is not None else int(round(v)))
             ok = 0 <= i < len(texts) and (x_values is not None or abs(v - round(v)) < 1e-6)
-            out.append(_short(texts[i], spacing) if ok else "")
+            out.append(_short(texts[i], spacing, one_day) if ok else "")
         return out if any(out) else base(axis, values, scale, spacing)
 
     axis.tickStrings = tick_strings  # type: ignore[method-assign]
@@ -144,8 +145,12 @@ def label_axis_with_times(axis: pg.AxisItem, times: Sequence[object] | None,
     axis.update()
 
 
-def _short(text: str, spacing: float) -> str:
-    """A date-time drops its time of day when ticks are many samples apart."""
-    if " " in text and spacing >= 10:
-        return text.split(" ", 1)[0]
-    return text
+def _short(text: str, spacing: float, one_day: bool) -> str:
+    """A date-time within one day shows its time of day; across days it drops the time of day when
+    ticks are many samples apart."""
+    if " " not in text:
+        return text
+    day, clock = text.split(" ", 1)
+    if one_day:
+        return clock
+    return day if spacing >= 10 else text
