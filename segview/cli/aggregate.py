@@ -43,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="change-point protocol: the table has a change_points column (indices "
                         "separated by spaces); write series_id,change_points,n_judges with the "
                         "consensus of the pooled points (DBSCAN, --eps, --min-samples judges)")
+    p.add_argument("--judges-per-series", "-k", type=int, default=None, metavar="K",
+                   help="report (stderr, and 'under_covered' in --stats) the series with fewer "
+                        "than K judgments")
     p.add_argument("--stats", action="store_true",
                    help="print agreement statistics (Fleiss' kappa, onset spread, judge bias) "
                         "as JSON")
@@ -70,13 +73,31 @@ def run(args: argparse.Namespace) -> int:
           + (f", {len(adjudications)} adjudicated" if adjudications else "")
           + f"; rule {args.rule}, eps {args.eps:g} -> {args.out}",
           file=sys.stderr if args.stats else sys.stdout)
+    short = under_covered(rows, args.judges_per_series)
+    if short:
+        print(f"segview: warning: {len(short)} series have fewer than {args.judges_per_series} "
+              "judgments: " + ", ".join(f"{sid} ({n})" for sid, n in list(short.items())[:10])
+              + (" ..." if len(short) > 10 else ""), file=sys.stderr)
     if args.stats:
         votes: dict[str, dict[str, bool]] = {}
         for r in rows:
             votes.setdefault(r.series_id, {})[r.judge] = r.steady
         stats = agreement.summary(results, votes)
+        if args.judges_per_series is not None:
+            stats["under_covered"] = {sid: {"judges": n, "wanted": args.judges_per_series}
+                                      for sid, n in short.items()}
         print(json.dumps(json_clean(stats), indent=2))
     return 0
+
+
+def under_covered(rows: list, k: int | None) -> dict[str, int]:
+    """Series with fewer than ``k`` judges' rows (``{}`` when k is None)."""
+    if k is None:
+        return {}
+    count: dict[str, int] = {}
+    for r in rows:
+        count[r.series_id] = count.get(r.series_id, 0) + 1
+    return {sid: n for sid, n in count.items() if n < k}
 
 
 def _change_points(args: argparse.Namespace, rows: list) -> int:

@@ -151,3 +151,13 @@ def test_exported_sources_are_relative_to_the_data_root(tmp_path, monkeypatch):
     rows = list(csv.DictReader(open(out / "labels.csv", newline="")))
     assert {r["source"] for r in rows} == {"series.csv"}
     assert b"\r\n" not in (out / "labels.csv").read_bytes()
+
+
+def test_aggregate_reports_series_with_fewer_than_k_judgments(tmp_path, capsys):
+    j = tmp_path / "j.csv"
+    j.write_text("series_id,judge,steady,index\na,x,1,5\na,y,1,6\na,z,1,5\nb,x,0,\nb,y,1,3\n")
+    assert main(["aggregate", str(j), "--out", str(tmp_path / "gt.csv"), "-k", "3",
+                 "--stats"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["under_covered"] == {"b": {"judges": 2, "wanted": 3}}
+    assert "1 series have fewer than 3 judgments: b (2)" in err
