@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 from typing import Any
 
+from ..core.io import safecsv
 from ..core.annotation import agreement
 import sys
 
@@ -108,7 +108,7 @@ def _change_points(args: argparse.Namespace, rows: list) -> int:
     for r in rows:
         per.setdefault(r.series_id, {})[r.judge] = r.change_points
     with open(args.out, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
+        w = safecsv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "change_points", "n_judges"])
         for sid, labs in per.items():
             cps = aggregate_change_points(labs, eps=args.eps, min_judges=args.min_samples)

@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..core.io import safecsv
 from ..core import registry
 from ..core.errors import DataFormatError, ParameterError
 from ..core.evaluation import tune as tn
@@ -92,7 +93,7 @@ def format_csv(res: tn.TuneResult) -> str:
     names = list(res.grid)
     buf = io.StringIO()
     rows = [r.to_dict(names) for r in res.rows]
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    w = safecsv.dict_writer(buf, fieldnames=list(rows[0]), lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue()

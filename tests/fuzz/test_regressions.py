@@ -196,3 +196,75 @@ def test_item09_every_out_option_has_force():
 def test_item09_passwords_are_masked(text):
     masked = mask_secrets(text)
     assert "S3cr3t" not in masked and "***" in masked
+
+
+# -- item 9: exports: formulas, atomicity, long ids ------------------------------------------------
+
+def _session_with_hostile_names(tmp_path):
+    from segview.core.annotation.session import AnnotationSession
+    from segview.core.annotation.store import Store
+
+    series = [segview.Series(np.asarray(STEP), id=sid)
+              for sid in ("=cmd|' /C calc'!A0", "+SUM(1)", "-x", "@me", "'=quoted", "x" * 300, "ok")]
+    store = Store(tmp_path / "db.sqlite")
+    s = AnnotationSession.create(store, "hostile", series)
+    judge = s.judge("=HYPERLINK(\"http://x\")", create=True)
+    for k, ser in enumerate(series):
+        s.record(judge, ser.id, steady=bool(k % 2), onset=60 if k % 2 else None)
+    return store, s, series
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tcpd"])
+def test_item09_exports_escape_formulas_and_read_back_exactly(tmp_path, fmt):
+    from segview.core.annotation.export import export_session, judgments_table
+
+    store, s, series = _session_with_hostile_names(tmp_path)
+    out = export_session(s, tmp_path / "out", fmt)
+    for f in out.rglob("*.csv"):
+        for row in csv.reader(f.open(newline="", encoding="utf-8")):
+            for cell in row:
+                assert not cell[:1] in ("=", "+", "@") and not (
+                    cell[:1] == "-" and not cell.lstrip("-").replace(".", "").isdigit()), (f, cell)
+    ds = segview.load(out)
+    assert sorted(x.id for x in ds) == sorted(x.id for x in series)
+    from segview.core.annotation.session import AnnotationSession
+    back = AnnotationSession.create(store, "back", list(ds))
+    from segview.core.annotation.export import import_judgments
+    import_judgments(back, out)
+    strip = lambda rows: sorted((r["series_id"], r["judge"], r["steady"], r["index"]) for r in rows)
+    assert strip(judgments_table(back)) == strip(judgments_table(s))
+    store.close()
+
+
+def test_item09_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
+    from segview.core.annotation import export as ex
+
+    store, s, _ = _session_with_hostile_names(tmp_path)
+
+    def disk_full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ex, "_write_table", disk_full)
+    with pytest.raises(OSError):
+        ex.export_session(s, tmp_path / "out", "csv")
+    assert not (tmp_path / "out").exists()
+    assert [p.name for p in tmp_path.iterdir() if ".partial-" in p.name] == []
+    store.close()
+
+
+def test_item09_csv_escaping_is_a_bijection():
+    from hypothesis import given, settings, strategies as st_
+    from segview.core.io.safecsv import escape_cell, unescape_cell
+
+    @settings(max_examples=300, deadline=None)
+    @given(st_.text(alphabet=st_.sampled_from(list("'=+-@\t\r a1.")), max_size=6))
+    def check(text):
+        esc = escape_cell(text)
+        assert unescape_cell(esc) == text
+        try:
+            float(text)
+            numeric = True
+        except ValueError:
+            numeric = False
+        assert numeric or esc[:1] not in ("=", "+", "-", "@", "\t", "\r")
+    check()

@@ -28,11 +28,13 @@ Change points are written as space-separated indices in CSV, JSON and Parquet ta
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import logging
+import os
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..io import safecsv
 from ... import __version__
 from ..errors import DataFormatError, InputError, ParameterError
 from ..io import tcpd_json
@@ -139,6 +142,8 @@ def _cps_parse(cell: Any) -> tuple[int, ...] | None:
 def safe_name(series_id: str, taken: set[str]) -> str:
     """A file name for a series id (unsafe characters replaced; made unique with a hash)."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", series_id).strip("._") or "series"
+    if len(base) > 100:  # file names are limited to 255 bytes; the id itself is kept in the data
+        base = f"{base[:100]}-{hashlib.sha256(series_id.encode()).hexdigest()[:8]}"
     name = base
     if name in taken:
         name = f"{base}-{hashlib.sha256(series_id.encode()).hexdigest()[:8]}"
@@ -227,7 +232,7 @@ class _LFWriter:
 
         self.fh = fh
         self.buf = io.StringIO()
-        self.w = csv.writer(self.buf, lineterminator="\r\n")
+        self.w = safecsv.writer(self.buf, lineterminator="\r\n")
 
     def writerow(self, cells: Sequence[Any]) -> None:
         self.buf.seek(0)
@@ -242,7 +247,7 @@ def _read_table(path: Path) -> list[dict[str, Any]]:
         if fmt == "csv":
             with open(path, newline="", encoding="utf-8-sig") as fh:
                 return [{k: (None if v == "" else v) for k, v in r.items()}
-                        for r in csv.DictReader(fh)]
+                        for r in safecsv.DictReader(fh)]
         if fmt == "json":
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, list):
@@ -337,7 +342,7 @@ def _write_long(path: Path, group: list[Series], with_x: bool) -> None:
         pq.write_table(pa.table(cols), path)
         return
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
+        w = safecsv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "index", *names, *(["x"] if xs is not None else [])])
         cells = [ids, index.tolist(), *(map(repr, values[:, k].tolist())
                                         for k in range(len(names)))]
@@ -353,7 +358,9 @@ def _read_long(path: Path) -> Any:
             return pd.read_parquet(path)
         # exact float parsing: the default from pandas 3 on, an option before (deprecated since)
         exact = {"float_precision": "round_trip"} if pd.__version__.split(".")[0] < "3" else {}
-        return pd.read_csv(path, dtype={"series_id": str}, keep_default_na=False, **exact)
+        frame = pd.read_csv(path, dtype={"series_id": str}, keep_default_na=False, **exact)
+        frame["series_id"] = frame["series_id"].map(safecsv.unescape_cell)
+        return frame
     except (OSError, ValueError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
@@ -431,9 +438,26 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
     if fmt not in FORMATS:
         raise ParameterError("format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
     folder = Path(folder)
-    if folder.exists() and any(folder.iterdir()):
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InputError(str(folder), "the export folder is not empty")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # Written into a hidden folder beside the target and renamed into place at the end: a failure
+    # (full disk, a kill) never leaves a half-written export that looks complete.
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent))
+    try:
+        _export_into(session, tmp, fmt, series)
+        if folder.exists():
+            folder.rmdir()  # empty (checked above): the rename needs the name free
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    log.info("exported session %s to %s (%s)", session.name, folder, fmt)
+    return folder
+
+
+def _export_into(session: AnnotationSession, folder: Path, fmt: str,
+                 series: Sequence[Series] | None) -> None:
     if series is None:
         data = [session.series(it.series_id) for it in session.items()]
     else:
@@ -473,8 +497,6 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
         "file_hashes": {f: _sha256(folder / f) for f in written},
     }
     (folder / "metadata.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-    log.info("exported session %s to %s (%s)", session.name, folder, fmt)
-    return folder
 
 
 def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:

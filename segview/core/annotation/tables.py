@@ -12,11 +12,11 @@ are empty for unsteady series, ``steady`` is empty for a disputed (tied) series.
 """
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..io import safecsv
 from ..errors import DataFormatError
 from .aggregate import GroundTruth
 
@@ -95,7 +95,7 @@ def read_judgments_csv(path: str | Path) -> list[JudgmentRow]:
     path = Path(path)
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
+            reader = safecsv.DictReader(fh)
             header = [h.strip() for h in (reader.fieldnames or [])]
             reader.fieldnames = header
             raw = list(reader)
@@ -142,7 +142,7 @@ def write_judgments_csv(path: str | Path, rows: Sequence[JudgmentRow | tuple]) -
     with_cps = any((r[4] if len(r) > 4 else None) is not None for r in rows)
     with_role = any(len(r) > 5 and r[5] not in (None, "judge") for r in rows)
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
+        w = safecsv.writer(fh, lineterminator="\n")
         w.writerow([*JUDGMENT_COLUMNS, *(["change_points"] if with_cps else []),
                     *(["role"] if with_role else [])])
         for r in rows:
@@ -183,6 +183,6 @@ def ground_truth_rows(results: Sequence[GroundTruth]) -> list[dict[str, object]]
 def write_ground_truth_csv(path: str | Path, results: Sequence[GroundTruth]) -> None:
     """Write aggregated labels with the GT_COLUMNS."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(GT_COLUMNS), lineterminator="\n")
+        w = safecsv.dict_writer(fh, fieldnames=list(GT_COLUMNS), lineterminator="\n")
         w.writeheader()
         w.writerows(ground_truth_rows(results))

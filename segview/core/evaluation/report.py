@@ -5,7 +5,6 @@ histograms, paired-difference plots and agreement bars, each written as PNG and 
 """
 from __future__ import annotations
 
-import csv
 import io
 import itertools
 import json
@@ -13,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..io import safecsv
 from .evaluate import CP_ROW_KEYS, METHOD_KEYS, EvaluationReport
 
 _LABELS = {
@@ -59,7 +59,7 @@ def format_json(report: EvaluationReport) -> str:
 def format_csv(report: EvaluationReport) -> str:
     """The per-method table, a blank line, then the tests table."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = safecsv.writer(buf, lineterminator="\n")
     w.writerow(("method", *METHOD_KEYS))
     for m in report.methods:
         row = report.method_row(m)
@@ -212,7 +212,7 @@ def format_cp_csv(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]]
     """Per-series rows (``row=series``), then one ``row=mean`` line per method whose ``n_series``
     and ``n_cover`` say how many series the means are over. Floats are written in full (repr)."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CP_CSV_COLUMNS, lineterminator="\n",
+    w = safecsv.dict_writer(buf, fieldnames=CP_CSV_COLUMNS, lineterminator="\n",
                        extrasaction="ignore")
     w.writeheader()
     for r in rows:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..io import safecsv
 from ..errors import DataFormatError
 from .metrics import TruthRow
 
@@ -37,7 +38,7 @@ class Predictions:
 def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
+            reader = safecsv.DictReader(fh)
             rows = list(reader)
             return list(reader.fieldnames or []), rows
     except OSError as err:

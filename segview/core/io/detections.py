@@ -12,10 +12,10 @@ duplicates removed, sorted). :func:`to_tcpdbench` and :func:`from_tcpdbench` con
 """
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable, Sequence
 from typing import Any
+from . import safecsv
 
 CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms")
 #: Names of the change-point index conventions (module docstring).
@@ -57,7 +57,7 @@ def detection_row(series_id: str, method: str, produces: str, steady_start: int 
 def format_csv(rows: Iterable[dict[str, Any]]) -> str:
     """The rows as CSV text with a header."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = safecsv.dict_writer(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue()

@@ -6,10 +6,10 @@ Columns: ``series_id, source, steady, judge_*..., jagt_index, jagt_clustered`` a
 """
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import safecsv
 from ..errors import DataFormatError
 
 JUDGE_PREFIX = "judge_"
@@ -49,7 +49,7 @@ def read_labels(path: str | Path) -> dict[str, LabelRow]:
     path = Path(path)
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.DictReader(fh))
+            rows = list(safecsv.DictReader(fh))
     except OSError as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
     if not rows:
