@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.secrets import mask_secrets
 from ..core.annotation.store import PROTOCOLS, default_db_path
 
 
@@ -39,5 +40,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"segview: GUI not available ({err}); annotation sessions can still be managed "
               f"with: segview session --help", file=sys.stderr)
         return 2
-    print(f"annotation database: {args.db or default_db_path().resolve()}", file=sys.stderr)
+    print(f"annotation database: {mask_secrets(str(args.db or default_db_path().resolve()))}",
+          file=sys.stderr)
     return int(run_window(list(args.paths), args.db, args.session, args.judge, args.protocol))

@@ -12,7 +12,16 @@ class SegviewWarning(UserWarning):
 
 
 class SegviewError(Exception):
-    """Base class of every error segview raises on purpose."""
+    """Base class of every error segview raises on purpose.
+
+    Its text never shows a password: database URLs and DSNs in it are masked, so every front end
+    that prints or shows a segview error is safe (CLI, GUI, logs).
+    """
+
+    def __str__(self) -> str:
+        from .secrets import mask_secrets
+
+        return mask_secrets(super().__str__())
 
 
 class RecoverableError(SegviewError):

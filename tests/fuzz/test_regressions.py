@@ -268,3 +268,15 @@ def test_item09_csv_escaping_is_a_bijection():
             numeric = False
         assert numeric or esc[:1] not in ("=", "+", "-", "@", "\t", "\r")
     check()
+
+
+def test_item09_database_errors_never_show_the_password(capsys):
+    from segview.core.annotation.store import Store
+    from segview.core.errors import RecoverableError
+
+    with pytest.raises(RecoverableError) as info:
+        Store("postgresql://judge:Secret99@127.0.0.1:1/segview")
+    assert "Secret99" not in str(info.value) and "judge:***@" in str(info.value)
+    rc = main(["session", "list", "--db", "postgresql://judge:Secret99@127.0.0.1:1/segview"])
+    cap = capsys.readouterr()
+    assert rc == 2 and "Secret99" not in cap.err + cap.out
