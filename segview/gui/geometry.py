@@ -29,3 +29,11 @@ def clamp_to_screen(rect: QRect, available: QRect | None) -> QRect:
     x = min(max(rect.x(), available.x()), available.x() + available.width() - w)
     y = min(max(rect.y(), available.y()), available.y() + available.height() - h)
     return QRect(x, y, w, h)
+
+
+def fit_window(window: object, preferred: tuple[int, int]) -> None:
+    """Give a top-level window its default geometry on the screen it will appear on."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    window.setGeometry(default_geometry(screen.availableGeometry() if screen else None, preferred))

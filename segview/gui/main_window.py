@@ -133,6 +133,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.plot_widget = pg.GraphicsLayoutWidget(self)
         self.layout_item = self.plot_widget.ci
         self.main_plot = pg.PlotItem(viewBox=XZoomViewBox())
+        self.main_plot.setMinimumHeight(150)  # on a short screen the tracks shrink, not the series
         self.main_plot.vb.menu_items = self._plot_menu_items
         self.series_plot = SeriesPlot(self.main_plot)
         self.plot_widget.addItem(self.main_plot, row=0, col=0)

@@ -152,13 +152,13 @@ class ParamEditor(QWidget):
             spin.setSingleStep(float(s.step or (hi - lo) / 100 if s.low is not None
                                      and s.high is not None else s.step or 0.1))
         spin.setKeyboardTracking(False)
-        spin.setMinimumWidth(84)
+        spin.setMinimumWidth(76)
         guard(spin)
         spin.valueChanged.connect(self._on_spin_changed)
         self.spin = spin
         if s.low is not None and s.high is not None and s.high > s.low:
             self.slider = guard(QSlider(Qt.Orientation.Horizontal, self))
-            self.slider.setMinimumWidth(90)
+            self.slider.setMinimumWidth(64)
             self.slider.setRange(0, self._ticks())
             self.slider.setPageStep(max(1, self._ticks() // 20))
             self.slider.valueChanged.connect(self._on_slider_changed)
@@ -473,6 +473,15 @@ class ParamPanel(QScrollArea):
             self.boxes[spec.name] = box
         self._layout.addStretch(1)
         self.setWidget(inner)
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Never narrower than the shown editors (there is no horizontal scroll bar: a cut-off
+        spin box would hide its value); the plot gives up the room instead."""
+        inner = self.widget()
+        inner.layout().activate()
+        self.setMinimumWidth(inner.minimumSizeHint().width()
+                             + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth())
 
     def params(self, method: str) -> Params:
         return self.boxes[method].params()
@@ -489,6 +498,7 @@ class ParamPanel(QScrollArea):
 
     def set_method_visible(self, method: str, visible: bool) -> None:
         self.boxes[method].setVisible(visible)
+        self._fit_width()
 
     def reset_all(self) -> None:
         """Every method back to its faithful defaults (and no preset)."""

@@ -167,3 +167,25 @@ def test_default_geometry_fits_a_1280x720_screen(qtbot, make_window):
     big = QRect(1500, 900, 1900, 1150)  # restored from a larger monitor
     assert screen.contains(clamp_to_screen(big, screen))
     assert math.isclose(default_geometry(QRect(0, 0, 2560, 1400)).width(), 1400)
+
+
+def test_every_enabled_method_has_a_lane_of_its_own(qtbot, make_window, sample):
+    win = make_window(fakes.FAKE_ONSET, fakes.FAKE_CP, FAKE_PRESETS, enabled=["fake_cp"])
+    with qtbot.waitSignal(win.overlay_updated, timeout=10000):
+        assert win.open_paths([str(sample)])
+    win.set_method_enabled("fake_onset", True)
+    win.set_method_enabled("fake_presets", True)
+    lanes = win.lanes
+    assert lanes.order == ["fake_onset", "fake_cp", "fake_presets"]
+    assert lanes.plot.vb.viewRange()[1] == [0.0, 3.0]  # all three rows in view
+    qtbot.waitUntil(lambda: lanes["fake_onset"].region_bounds() is not None)
+    # the main plot draws full-height lines of the focused method only
+    win.set_focus("fake_cp")
+    assert win.marks["fake_cp"].visible_count() == 29
+    assert win.marks["fake_onset"].region_bounds() is None and win.marks["fake_presets"].visible_count() == 0
+    win._on_lane_hovered("fake_presets")  # hovering a lane shows that method's lines instead
+    assert win.marks["fake_cp"].visible_count() == 0 and win.marks["fake_presets"].visible_count() > 0
+    win._on_lane_hovered(None)
+    assert win.marks["fake_cp"].visible_count() == 29
+    names = [t[1] for t in lanes.axis._tickLevels[0]]
+    assert names == ["Fake onset", "fake_cp", "Fake presets"]  # long labels: the short name

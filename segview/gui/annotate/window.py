@@ -75,7 +75,9 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self.message_box: QMessageBox | None = None
         self._loaded: list[Series] | None = None
         self.setWindowTitle("segview — annotate")
-        self.resize(1300, 760)
+        from ..geometry import fit_window
+
+        fit_window(self, (1300, 760))  # fits the screen (a 1280x720 laptop at 150 % included)
         self._build()
         self._build_actions()
         self._set_enabled(False)

@@ -60,7 +60,9 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
                  labels: dict[str, LabelRow] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("segview — evaluation")
-        self.resize(1600, 950)
+        from ..geometry import fit_window
+
+        fit_window(self, (1600, 950))
         self.explorer = explorer
         self.series: list[Series] = list(series if series is not None else
                                          (explorer.series if explorer is not None else []))

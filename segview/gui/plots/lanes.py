@@ -207,8 +207,8 @@ class MethodLanes:
             else:
                 lane.set_visible(False)
         self.axis.update_names()
+        self.plot.setLimits(yMin=0, yMax=n)  # limits first: the old ones would clamp the range
         self.plot.setYRange(0, n, padding=0)
-        self.plot.setLimits(yMin=0, yMax=n)
         height = LANE_PX * len(self.order) + 4
         self.plot.setMinimumHeight(height if self.order else 0)
         self.plot.setMaximumHeight(height if self.order else 0)

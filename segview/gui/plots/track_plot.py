@@ -94,6 +94,7 @@ class TrackStack:
         plot.getAxis("bottom").setStyle(showValues=False)
         plot.setXLink(self.main)
         plot.setMaximumHeight(TRACK_HEIGHT * 1.5)
+        plot.setMinimumHeight(TRACK_HEIGHT * 0.5)
         plot.setPreferredHeight(TRACK_HEIGHT)
         curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
         peak_downsampling(plot)
