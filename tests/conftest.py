@@ -34,6 +34,15 @@ def jmh_dir(shared_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tcpd_dir(shared_dir: Path) -> Path:
+    """``shared/data/tcpd`` (data sets, annotations, TCPDBench's published results)."""
+    path = shared_dir / "data" / "tcpd"
+    if not (path / "tcpdbench_default_results.json").is_file():
+        pytest.skip("../shared/data/tcpd is not present")
+    return path
+
+
+@pytest.fixture(scope="session")
 def jmh_labels(jmh_dir: Path):
     from segview.core.io.labels_csv import read_labels
     return read_labels(jmh_dir / "labels.csv")

@@ -12,14 +12,6 @@ import pytest
 from segview.cli.main import main
 
 
-@pytest.fixture(scope="module")
-def tcpd_dir(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tcpd"
-    if not (path / "tcpdbench_default_results.json").is_file():
-        pytest.skip("../shared/data/tcpd is not present")
-    return path
-
-
 def _expected(tcpd_dir: Path) -> dict[tuple[str, str], tuple[float, float]]:
     """(data set, method) -> published (f1, cover), univariate complete data sets only."""
     published = json.loads((tcpd_dir / "tcpdbench_default_results.json").read_text())

@@ -13,14 +13,6 @@ from segview.core import registry
 from segview.core.errors import ParameterError
 
 
-@pytest.fixture(scope="module")
-def tcpd_dir(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tcpd"
-    if not (path / "tcpdbench_default_results.json").is_file():
-        pytest.skip("../shared/data/tcpd is not present")
-    return path
-
-
 def _published(tcpd_dir: Path) -> dict:
     return json.loads((tcpd_dir / "tcpdbench_default_results.json").read_text())
 

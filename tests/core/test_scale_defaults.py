@@ -53,8 +53,8 @@ def test_affine_invariance_synthetic(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_affine_invariance_real_series(method, shared_dir: Path):
-    tcpd = shared_dir / "data" / "tcpd" / "datasets"
+def test_affine_invariance_real_series(method, tcpd_dir: Path):
+    tcpd = tcpd_dir / "datasets"
     for name in ("nile", "well_log", "brent_spot"):
         (series,) = segview.load(tcpd / f"{name}.json")
         _check_invariance(method, series.values)
@@ -71,9 +71,9 @@ def test_scale_none_is_the_old_behaviour_on_jmh():
         assert segview.detect(s0141, method, scale="none", penalty="bic").change_points.size == 0
 
 
-def test_scale_none_is_the_old_behaviour_on_nile(shared_dir: Path):
+def test_scale_none_is_the_old_behaviour_on_nile(tcpd_dir: Path):
     # ... and the 96 change points in 100 points on TCPD's nile (values ~1000)
-    (nile,) = segview.load(shared_dir / "data" / "tcpd" / "datasets" / "nile.json")
+    (nile,) = segview.load(tcpd_dir / "datasets" / "nile.json")
     for method in METHODS:
         assert segview.detect(nile, method, preset="faithful").change_points.size == 96
 
@@ -92,11 +92,8 @@ def test_bundled_sample_with_defaults(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_tcpd_with_defaults_fewer_than_n_over_10(method, shared_dir: Path):
-    folder = shared_dir / "data" / "tcpd" / "datasets"
-    if not folder.is_dir():
-        pytest.skip("../shared/data/tcpd is not present")
-    dataset = segview.load(folder)
+def test_tcpd_with_defaults_fewer_than_n_over_10(method, tcpd_dir: Path):
+    dataset = segview.load(tcpd_dir / "datasets")
     assert len(dataset) >= 12
     for series in dataset:  # run_log (two dimensions) included
         cps = segview.detect(series, method).change_points

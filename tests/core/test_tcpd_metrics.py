@@ -4,9 +4,6 @@ scores recomputed from its published change-point locations, and the two details
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from segview.core.evaluation.tables import read_cp_truth
 from segview.core.evaluation.tcpd_metrics import covering, f_measure
@@ -42,14 +39,6 @@ def test_recall_is_one_over_k_times_sum():
 def test_index_conversion():
     assert to_tcpdbench([1, 2, 50, 99], 100) == [1, 49, 98]  # cp 1 would be location 0: dropped
     assert from_tcpdbench([1, 49, 98]) == [2, 50, 99]
-
-
-@pytest.fixture(scope="module")
-def tcpd_dir(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tcpd"
-    if not (path / "tcpdbench_default_results.json").is_file():
-        pytest.skip("../shared/data/tcpd is not present")
-    return path
 
 
 def test_published_scores_from_published_locations(tcpd_dir):
