@@ -53,3 +53,18 @@ def jmh_series(jmh_dir: Path):
     """All 350 JMH series keyed by id (loaded once per test session)."""
     import segview
     return {s.id: s for s in segview.load(jmh_dir / "series")}
+
+
+@pytest.fixture
+def tcpd_copy(shared_dir: Path, tmp_path: Path) -> Path:
+    """A TCPD-layout folder with run_log (two dimensions) and nile plus TCPD's annotations.json."""
+    import shutil
+
+    src = shared_dir / "data" / "tcpd"
+    if not (src / "annotations.json").is_file():
+        pytest.skip("../shared/data/tcpd is not present")
+    (tmp_path / "datasets").mkdir()
+    for name in ("run_log", "nile"):
+        shutil.copy(src / "datasets" / f"{name}.json", tmp_path / "datasets")
+    shutil.copy(src / "annotations.json", tmp_path)
+    return tmp_path

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -19,15 +18,8 @@ from segview.core.annotation.store import Store
 
 
 @pytest.mark.shared
-def test_tcpd_folder_is_its_own_change_point_truth(shared_dir, tmp_path, capsys):
-    src = shared_dir / "data" / "tcpd"
-    if not (src / "annotations.json").is_file():
-        pytest.skip("shared TCPD data absent")
-    (tmp_path / "datasets").mkdir()
-    for name in ("run_log", "nile"):
-        shutil.copy(src / "datasets" / f"{name}.json", tmp_path / "datasets")
-    shutil.copy(src / "annotations.json", tmp_path)
-    assert main(["evaluate", "--series", str(tmp_path), "-m", "pelt", "--format", "csv",
+def test_tcpd_folder_is_its_own_change_point_truth(tcpd_copy, capsys):
+    assert main(["evaluate", "--series", str(tcpd_copy), "-m", "pelt", "--format", "csv",
                  "--no-cache", "-j", "1"]) == 0
     out, err = capsys.readouterr()
     rows = {r["series_id"]: r for r in csv.DictReader(io.StringIO(out)) if r["row"] == "series"}

@@ -4,7 +4,6 @@ with its labels (and a steady label without onset is named so)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -15,18 +14,6 @@ from segview.core.annotation.session import AnnotationSession
 from segview.core.annotation.store import Store
 
 from . import fakes
-
-
-@pytest.fixture
-def tcpd_copy(shared_dir, tmp_path):
-    src = shared_dir / "data" / "tcpd"
-    if not (src / "annotations.json").is_file():
-        pytest.skip("shared TCPD data absent")
-    (tmp_path / "datasets").mkdir()
-    for name in ("run_log", "nile"):
-        shutil.copy(src / "datasets" / f"{name}.json", tmp_path / "datasets")
-    shutil.copy(src / "annotations.json", tmp_path)
-    return tmp_path
 
 
 @pytest.mark.shared
