@@ -474,6 +474,10 @@ class AnnotationWindow(LabelActions, QMainWindow):
             if it.series_id == series_id:
                 self.go_to(k)
                 return
+        self.show_error(f"{series_id!r} is not one of your {len(self.order)} series"
+                        + (" (the session assigns series to judges)" if self.session is not None
+                           and self.judge is not None and self.session.assigned(self.judge)
+                           is not None else ""))
 
     # ------------------------------------------------------------------ display
     def _show_label(self) -> None:

@@ -1,0 +1,37 @@
+"""The annotator with an assignment (issue 13): a judge meets only their k-assigned series, can go
+to one by id, and is told when an id is not theirs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from segview.core.annotation.session import AnnotationSession
+from segview.core.annotation.store import Store
+from segview.core.model import Series
+
+pytest.importorskip("pytestqt")
+
+from segview.gui.annotate.window import AnnotationWindow  # noqa: E402
+
+
+def test_assigned_judge_sees_their_series_and_goes_to_one_by_id(qtbot, tmp_path):
+    db = tmp_path / "a.sqlite"
+    rng = np.random.default_rng(1)
+    with Store(db) as store:
+        s = AnnotationSession.create(store, "pilot", [Series(rng.normal(size=60), id=f"s{k:02d}")
+                                                      for k in range(10)])
+        for name in "abcde":
+            s.judge(name, create=True)
+        got = s.assign(3, seed=5)
+    w = AnnotationWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert w.open_session(str(db), "pilot", "a")
+    assert sorted(it.series_id for it in w.order) == sorted(got["a"])
+    target = got["a"][-1]
+    w.go_to_series(target)
+    assert w.series_id == target
+    other = next(f"s{k:02d}" for k in range(10) if f"s{k:02d}" not in got["a"])
+    w.go_to_series(other)
+    assert w.series_id == target and "not one of your 6 series" in w.statusBar().currentMessage()
+    w.close()
