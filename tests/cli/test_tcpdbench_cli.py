@@ -73,3 +73,17 @@ def test_cp_only_evaluation_writes_per_series_rows(tmp_path, capsys):
     assert "over 2 series" in text and "cover needs the series lengths" in text
     # neither truth given: a usage error
     assert main(["evaluate", str(tmp_path / "p.csv")]) == 2
+
+
+def test_evaluate_runs_detectors_with_a_preset(tcpd_dir, tmp_path):
+    # the batch path of evaluate (--method/--series) takes --preset like detect does
+    nile = str(tcpd_dir / "datasets" / "nile.json")
+    out = tmp_path / "s.json"
+    rc = main(["evaluate", "--cp-truth", str(tcpd_dir / "annotations.json"), "--series", nile,
+               "-m", "binseg", "--preset", "tcpdbench", "--cp-index", "tcpdbench", "-j", "1",
+               "--no-cache", "--format", "json", "-o", str(out)])
+    assert rc == 0
+    (row,) = json.loads(out.read_text())["series"]
+    published = json.loads((tcpd_dir / "tcpdbench_default_results.json").read_text())
+    assert (row["f1"], row["cover"]) == (published["nile"]["methods"]["binseg"]["f1"],
+                                         published["nile"]["methods"]["binseg"]["cover"])
