@@ -38,7 +38,7 @@ class Lane:
     def __init__(self, owner: MethodLanes, name: str, label: str, color: str) -> None:
         self.owner, self.name, self.label = owner, name, label
         short = short_label(label)
-        self.short = short if len(short) <= 12 else name
+        self.short = short if len(short) <= 11 else name
         self.color = QColor(color)
         self.row = 0
         self.visible = False

@@ -46,6 +46,7 @@ class Overview:
         self.plot.getAxis("left").setWidth(AXIS_WIDTH)
         self.plot.getAxis("left").setStyle(showValues=False)
         self.plot.setMaximumHeight(70)
+        self.plot.setMinimumHeight(45)  # stays usable when many tracks share a short window
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
         peak_downsampling(self.plot, clip=False)  # the overview always shows everything
         self.plot.addItem(self.curve)

@@ -13,7 +13,7 @@ from .style import light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 REFERENCE_COLOR = "#000000"
-AXIS_WIDTH = 72  # wide enough for the method lanes' names
+AXIS_WIDTH = 84  # wide enough for the method lanes' names
 
 
 class SeriesPlot:

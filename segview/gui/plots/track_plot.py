@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 
 from ...core.result import Track
 from .style import light_grid, peak_downsampling
+from .lanes import short_label
 from .series_plot import AXIS_WIDTH
 
 TRACK_HEIGHT = 80
@@ -99,8 +100,8 @@ class TrackStack:
         curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
         peak_downsampling(plot)
         plot.addItem(curve)
-        title = pg.TextItem(f"{label}: {t.name}", color=color, anchor=(0, 0),
-                            fill=pg.mkBrush(255, 255, 255, 190))
+        title = pg.TextItem(f"{short_label(label)}: {t.name}", color=color, anchor=(0, 0),
+                            fill=pg.mkBrush(255, 255, 255, 150))
         title.setParentItem(plot.vb)
         title.setPos(4, 2)
         view = TrackView(method, t.name, plot, curve, title)
