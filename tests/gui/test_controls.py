@@ -188,4 +188,4 @@ def test_every_enabled_method_has_a_lane_of_its_own(qtbot, make_window, sample):
     win._on_lane_hovered(None)
     assert win.marks["fake_cp"].visible_count() == 29
     names = [t[1] for t in lanes.axis._tickLevels[0]]
-    assert names == ["Fake onset", "fake_cp", "Fake presets"]  # long labels: the short name
+    assert names == ["Fake onset", "fake_cp", "fake_presets"]  # labels over 11 characters: the name
