@@ -184,10 +184,11 @@ def test_pruned_search_equals_dense_random(seed, n, k):
     _same_optimum(y, max_order=int(rng.integers(0, 8)))
 
 
-def test_pruned_search_records_few_pieces():
+def test_pruned_search_records_few_pieces_and_skips_blocks():
     y = piecewise_ar(D1, 1024, 0)
     prep = autoparm.prepare(y, autoparm.SPEC.coerce({}), RunContext())
     assert prep["n_recorded"] < 20 * 1024  # of about half a million pieces
+    assert prep["n_skipped"] > 0  # the lower bound is exercised by the equality tests above
 
 
 def test_forced_breaks_with_pruned_search_use_dense_values():

@@ -186,7 +186,9 @@ def dp_chunk(s_arr, q_arr, p0, spans, floor, logn, w, gcost, garg, f, b, e0, e1)
 # costs, recording only the pieces that can belong to an optimal segmentation; the segment
 # neighbourhood then runs over those pieces. The argument is in ``autoparm.prepare_exact``.
 
-BLOCK = 256
+BLOCK = 256  # pieces per vectorised cost call (array sizes)
+SUB = 64  # starts per lower-bound test
+STALE = 16  # end positions a cached lower bound is reused for
 
 
 @njit(cache=True, nogil=True)
@@ -257,13 +259,76 @@ def cost_block(s_arr, q_arr, e, s0, s1, pm, floor, logn, wT, g, phi, acc, best, 
 
 
 @njit(cache=True, nogil=True)
+def rows_schur(s_arr, q_arr, a, b, p0, mat):
+    """Lower bound on ``L * v_P`` for every piece ``[s, e)`` with ``s + P <= a`` and ``e >= b``.
+
+    ``v_P`` (Yule-Walker, biased autocovariances) is the Schur complement of the current value in
+    the lag matrix ``Z'Z / L`` of the zero-padded, piece-centred data. Keeping only the rows
+    ``t`` in ``[a, b)`` (whole lag vectors inside every such piece) and centring them at their own
+    mean removes positive semidefinite terms, and Schur complements are monotone in that order,
+    so the Schur complement of the centred scatter of those rows is at most ``L * v_P``. Computed
+    from the prefix sums by a Cholesky factorisation with the current value last; a margin of
+    ``1e-8`` of its sum of squares absorbs rounding. Returns 0 (no bound) when degenerate.
+    """
+    nrow = b - a
+    if nrow <= p0 + 1:
+        return 0.0
+    for ii in range(p0 + 1):
+        li = ii + 1 if ii < p0 else 0  # lags 1..P first, the current value last
+        si = s_arr[b - li] - s_arr[a - li]
+        for jj in range(ii, p0 + 1):
+            lj = jj + 1 if jj < p0 else 0
+            lo = min(li, lj)
+            hi = max(li, lj)
+            h = hi - lo
+            sj = s_arr[b - lj] - s_arr[a - lj]
+            val = (q_arr[h, b - hi] - q_arr[h, a - hi]) - si * sj / nrow
+            mat[ii, jj] = val
+            mat[jj, ii] = val
+    scale = mat[p0, p0]
+    if not scale > 0.0:
+        return 0.0
+    for k in range(p0 + 1):
+        d = mat[k, k]
+        for m in range(k):
+            d -= mat[k, m] * mat[k, m]
+        if k == p0:
+            d -= 1e-8 * scale
+            return d if d > 0.0 else 0.0
+        if not d > 1e-12 * abs(mat[k, k]) or not d > 0.0:
+            return 0.0
+        r = math.sqrt(d)
+        mat[k, k] = r
+        for i in range(k + 1, p0 + 1):
+            val = mat[i, k]
+            for m in range(k):
+                val -= mat[i, m] * mat[k, m]
+            mat[i, k] = val / r
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _lb_len(length, schur, logn):
+    """``log n + log L + L/2 log(2 pi S / L)``: the least cost of a piece of length ``L`` whose
+    ``L * v_P >= S`` (order 0's penalty ``log L`` is the smallest; ``v_p >= v_P``)."""
+    return logn + math.log(length) + 0.5 * length * (LOG_2PI + math.log(schur / length))
+
+
+@njit(cache=True, nogil=True)
 def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, delta,
-             rec_s, rec_e, rec_c, nrec):
+             rec_s, rec_e, rec_c, nrec, prune):
     """Optimal partitioning for end positions ``e`` in ``[e0, e1)`` (``G(e) = min_s G(s) + C(s, e)``,
     ties: smallest ``s``), recording every piece with ``G(s) + C(s, e) <= G(e) + delta``.
 
-    Returns ``(next_e, nrec)``: ``next_e < e1`` when the record buffers are full (grow them and
-    call again from ``next_e``).
+    With ``prune``, a block of ``SUB`` starts is skipped when a lower bound of ``G(s) + C(s, e)``
+    over the block (``G(s)`` plus the chord of the concave :func:`_lb_len` with :func:`rows_schur`,
+    whose rows may end up to ``STALE`` positions before ``e``: fewer rows only lower it) exceeds
+    an upper bound of ``G(e)`` plus ``delta``: none of its pieces can be the optimum or be
+    recorded. The block of the previous optimum's start is evaluated first, then the others from
+    ``e`` backwards, so the upper bound is tight early.
+
+    Returns ``(next_e, nrec, skipped)``: ``next_e < e1`` when the record buffers are full (grow
+    them and call again from ``next_e``); ``skipped`` counts the pieces not evaluated.
     """
     minspan = spans[0]
     bigspan = spans[0]
@@ -280,20 +345,64 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
     bestb = np.zeros(BLOCK)
     outb = np.zeros(BLOCK)
     col = np.empty(e1 + 1)
+    mat = np.zeros((p0 + 1, p0 + 1))
+    cache_s = np.zeros(e1 // SUB + 2)
+    cache_e = np.full(e1 // SUB + 2, -1, dtype=np.int64)
     cap = rec_s.size
+    skipped = 0
     for e in range(e0, e1):
         last = e - minspan
         bulk = e - bigspan + 1  # s < bulk: every order admissible
         if bulk < 0:
             bulk = 0
-        for s0 in range(0, bulk, BLOCK):
-            s1 = min(s0 + BLOCK, bulk)
-            cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
-            for j in range(s1 - s0):
-                col[s0 + j] = outb[j]
         for s in range(bulk, last + 1):
             col[s] = piece_cost_fast(s_arr, q_arr, s, e, p0, spans, floor, logn, w, g, v, phi,
                                      tmp)
+        nblk = (bulk + SUB - 1) // SUB
+        # upper bound on G(e): the short pieces and the sub-block of the last optimum's start
+        upper = np.inf
+        for s in range(bulk, last + 1):
+            upper = min(upper, gcost[s] + col[s])
+        first = min(max(garg[e - 1], 0) // SUB, nblk - 1) if nblk > 0 else -1
+        for it in range(nblk + 1 if nblk > 0 else 0):  # the first block, then from e backwards
+            bi = first if it == 0 else nblk - it
+            if it > 0 and bi == first:
+                continue
+            s0 = bi * SUB
+            s1 = min(s0 + SUB, bulk)
+            if prune and it > 0:
+                finite = False
+                for s in range(s0, s1):
+                    if gcost[s] < np.inf:
+                        finite = True
+                        break
+                if not finite:
+                    for s in range(s0, s1):
+                        col[s] = np.inf
+                    continue
+                # the bound for rows [s1 - 1 + P, e') holds for every e >= e': refresh it every
+                # STALE end positions only
+                if cache_e[bi] < 0 or e - cache_e[bi] >= STALE or e < cache_e[bi]:
+                    cache_s[bi] = rows_schur(s_arr, q_arr, s1 - 1 + p0, e, p0, mat)
+                    cache_e[bi] = e
+                schur = cache_s[bi]
+                if schur > 0.0:
+                    # the length bound is concave in L, so above its chord over the block
+                    fa = _lb_len(e - s0, schur, logn)
+                    slope = ((_lb_len(e - s1 + 1, schur, logn) - fa) / (s1 - 1 - s0)
+                             if s1 - 1 > s0 else 0.0)
+                    lb = np.inf
+                    for s in range(s0, s1):
+                        lb = min(lb, gcost[s] + fa + slope * (s - s0))
+                    if lb > upper + delta + 1e-6:
+                        for s in range(s0, s1):
+                            col[s] = np.inf
+                        skipped += s1 - s0
+                        continue
+            cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
+            for j in range(s1 - s0):
+                col[s0 + j] = outb[j]
+                upper = min(upper, gcost[s0 + j] + outb[j])
         best = np.inf
         arg = -1
         for s in range(0, last + 1):
@@ -307,7 +416,7 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
             if gcost[s] + col[s] <= limit:
                 count += 1
         if nrec + count > cap:
-            return e, nrec
+            return e, nrec, skipped
         gcost[e] = best
         garg[e] = arg
         for s in range(0, last + 1):
@@ -316,7 +425,7 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
                 rec_e[nrec] = e
                 rec_c[nrec] = col[s]
                 nrec += 1
-    return e1, nrec
+    return e1, nrec, skipped
 
 
 @njit(cache=True, nogil=True)

@@ -163,7 +163,7 @@ def _dp_pass(prefix, p0, spans, floor, n, kmax, ctx, f0, f1):
     return gcost, f, b, m_op
 
 
-def _sweep(prefix, p0, spans, floor, n, delta, ctx, f0, f1):
+def _sweep(prefix, p0, spans, floor, n, delta, ctx, f0, f1, prune=True):
     """Pruned pass: optimal partitioning over all pieces, recording the near-optimal ones."""
     s_arr, q_arr = prefix
     gcost = np.full(n + 1, np.inf)
@@ -175,13 +175,14 @@ def _sweep(prefix, p0, spans, floor, n, delta, ctx, f0, f1):
     rec_s = np.empty(cap, dtype=np.int64)
     rec_e = np.empty(cap, dtype=np.int64)
     rec_c = np.empty(cap)
-    nrec = 0
+    nrec = skipped = 0
     chunks = _chunks(int(spans.min()), n + 1)
     for c, (e0, e1) in enumerate(chunks):
         ctx.progress(f0 + (f1 - f0) * c / len(chunks), "dynamic programming")
         while e0 < e1:
-            e0, nrec = K.op_sweep(s_arr, q_arr, p0, spans, floor, math.log(n), w, wt, gcost, garg,
-                                  e0, e1, delta, rec_s, rec_e, rec_c, nrec)
+            e0, nrec, skip = K.op_sweep(s_arr, q_arr, p0, spans, floor, math.log(n), w, wt, gcost,
+                                        garg, e0, e1, delta, rec_s, rec_e, rec_c, nrec, prune)
+            skipped += skip
             if e0 < e1:  # record buffers full: double them and go on from e0
                 rec_s, rec_e, rec_c = (np.concatenate([a, np.empty_like(a)])
                                        for a in (rec_s, rec_e, rec_c))
@@ -189,7 +190,7 @@ def _sweep(prefix, p0, spans, floor, n, delta, ctx, f0, f1):
     while garg[e] > 0:
         m_op += 1
         e = int(garg[e])
-    return gcost, (rec_s, rec_e, rec_c, nrec), m_op
+    return gcost, (rec_s, rec_e, rec_c, nrec), m_op, skipped
 
 
 def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
@@ -220,13 +221,24 @@ def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[st
     5. The number of breaks is bounded as in the dense search (``m* <= max(m_OP, 1)``). Best code
        lengths for piece counts whose optimum exceeds the bound of step 1 cannot be recovered from
        the recorded pieces; ``cl_by_pieces`` shows NaN there (``n_breaks`` forces the dense search).
+    6. Within the sweep, a block of 64 candidate starts is skipped at end ``e`` when a lower bound
+       of ``G(s) + C(s, e)`` over the block exceeds an upper bound of ``G(e)`` plus the recording
+       margin (the upper bound: the pieces evaluated so far at ``e``, the previous optimum's block
+       first). Such pieces can neither be ``G(e)``'s argmin nor be recorded, so ``G``, the
+       recorded set and hence the result are unchanged. The lower bound of ``C(s, e)``: Yule-Walker
+       ``L v_P`` is a Schur complement of the lag matrix of the zero-padded piece; dropping the
+       padded rows and the rows before the block's last start, and centring the rest, removes
+       positive semidefinite terms, so the Schur complement ``S`` of the remaining scatter
+       (:func:`_autoparm_kernels.rows_schur`) satisfies ``S <= L v_P <= L v_p`` for every order
+       ``p``, and ``C(s, e) >= log n + log L + L/2 log(2 pi S / L)`` (order 0's penalty is the
+       least). That function is concave in ``L``, so its chord over the block bounds it from below.
+       Yule-Walker costs with the order minimum and the span table do not satisfy PELT's
+       inequality (spec §4), so no start is dropped for good; the bound only skips work at ``e``.
 
-    Every piece cost is still evaluated once (the sweep is O(n^2 P^2)); no pruning of the sweep
-    itself is claimed: Yule-Walker costs with the order minimum and the span table do not satisfy
-    PELT's inequality (spec §4), so candidate starts are never dropped. The speed comes from the
-    single sweep (the dense search carries ``max(8, n/200)`` neighbourhood rows through it) and from
-    a kernel that runs the Levinson-Durbin recursion of 256 pieces side by side (vectorised; the
-    same operations in the same order, so each piece cost is bit-identical to the dense path's).
+    Speed also comes from the single sweep (the dense search carries ``max(8, n/200)``
+    neighbourhood rows through it) and from a kernel that runs the Levinson-Durbin recursion of
+    many pieces side by side (vectorised; the same operations in the same order, so each evaluated
+    piece cost is bit-identical to the dense path's).
     """
     n = y.size
     p0 = p["max_order"]
@@ -245,14 +257,16 @@ def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[st
             f, b = f[: kmax + 1], b[: kmax + 1]
         return {**out, "f": f, "b": b, "h_star": float(gcost[n]), "m_op": m_op, "bound": None}
     tol = 1e-9 * (n + 1)
-    gcost, rec, m_op = _sweep(prefix, p0, spans, floor, n, math.log(guess) + tol, ctx, 0.0, 0.9)
+    gcost, rec, m_op, skipped = _sweep(prefix, p0, spans, floor, n, math.log(guess) + tol, ctx,
+                                       0.0, 0.9)
     if K.int_code(m_op) > math.log(guess):
-        gcost, rec, m_op = _sweep(prefix, p0, spans, floor, n, K.int_code(m_op) + tol, ctx,
-                                  0.45, 0.9)
+        gcost, rec, m_op, skipped = _sweep(prefix, p0, spans, floor, n, K.int_code(m_op) + tol,
+                                           ctx, 0.45, 0.9)
     kmax = max(m_op, 1) + 1
     f, b = K.sparse_neighbourhood(*rec, n, kmax)
     h_star = float(gcost[n])
     return {**out, "f": f, "b": b, "h_star": h_star, "m_op": m_op, "n_recorded": int(rec[3]),
+            "n_skipped": int(skipped),
             "bound": h_star + K.int_code(m_op) + tol}
 
 
