@@ -5,8 +5,8 @@ describe the generator call) and a :class:`Truth` with the true change points (0
 each new segment) and steady-state onset (first steady sample, ``None`` when never steady).
 The same ``seed`` always gives the same series (``numpy.random.default_rng(seed)``).
 
-The M/M/1 simulator follows ``shared/spec/fisher.md`` §9 (Berry & Hellerstein 1991, FCFS response
-times by the Lindley recursion).
+The M/M/1 and M/D/1 simulators follow ``shared/spec/fisher.md`` §9 (Berry & Hellerstein 1991, FCFS
+response times by the Lindley recursion).
 """
 from __future__ import annotations
 
@@ -89,6 +89,19 @@ def mm1_response_times(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: in
     return _series(resp[warmup:], "mm1", params, cps, cps[0] if cps else 0)
 
 
+def md1_response_times(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: int = 60_000,
+                       drho: float = 0.0, f: float = 0.5, mode: str = "service",
+                       seed: int | None = 0) -> tuple[Series, Truth]:
+    """Response times of ``n`` customers of an M/D/1 FCFS queue (Poisson arrivals, every service
+    exactly ``rho / lam``): the paper's second queue (seed 001, "similar results for M/D/1").
+
+    Same arguments, Lindley recursion and truth as :func:`mm1_response_times`; only the service
+    times are deterministic (``drho`` changes the constant service time or the arrival rate).
+    """
+    resp, _, cps, params = _mm1(n, rho, lam, warmup, drho, f, mode, seed, service="det")
+    return _series(resp[warmup:], "md1", params, cps, cps[0] if cps else 0)
+
+
 def mm1_queue_lengths(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: int = 60_000,
                       drho: float = 0.0, f: float = 0.5, mode: str = "service",
                       seed: int | None = 0) -> tuple[Series, Truth]:
@@ -102,9 +115,12 @@ def mm1_queue_lengths(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: int
 
 
 def _mm1(n: int, rho: float, lam: float, warmup: int, drho: float, f: float, mode: str,
-         seed: int | None) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[int, ...],
-                                    dict[str, Any]]:
-    """Simulate ``warmup + n`` customers: (response times, interarrival gaps, truth cps, params)."""
+         seed: int | None, service: str = "exp"
+         ) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[int, ...], dict[str, Any]]:
+    """Simulate ``warmup + n`` customers: (response times, interarrival gaps, truth cps, params).
+
+    ``service="exp"``: exponential service times (M/M/1); ``"det"``: constant ones (M/D/1).
+    """
     _check(n >= 1, "n", f"must be >= 1, got {n}")
     _check(lam > 0 and 0 < rho < 1, "rho", f"need 0 < rho < 1 and lam > 0, got {rho}, {lam}")
     _check(0 < rho + drho < 1, "drho", f"rho + drho must be in (0, 1), got {rho + drho}")
@@ -121,9 +137,12 @@ def _mm1(n: int, rho: float, lam: float, warmup: int, drho: float, f: float, mod
             mean_service[n0:] = s + drho / lam
         else:
             rate[n0:] = lam + drho / s
-    service = rng.exponential(1.0, total) * mean_service
+    if service == "det":
+        service_t = mean_service.copy()
+    else:
+        service_t = rng.exponential(1.0, total) * mean_service
     gaps = rng.exponential(1.0, total) / rate
-    resp = _lindley(service, gaps) + service
+    resp = _lindley(service_t, gaps) + service_t
     cps = (n0 - warmup,) if drho and n0 < total else ()
     params = dict(n=n, rho=rho, lam=lam, warmup=warmup, drho=drho, f=f, mode=mode, seed=seed)
     return resp, gaps, cps, params
@@ -244,7 +263,8 @@ def lcg_ar_shifts(n: int = 600, s0: int = 3, shifts: bool = True) -> NDArray[np.
 
 
 GENERATORS = {
-    "mm1": mm1_response_times, "mm1_queue": mm1_queue_lengths, "ar1": ar1, "piecewise_constant": piecewise_constant,
+    "mm1": mm1_response_times, "mm1_queue": mm1_queue_lengths, "md1": md1_response_times,
+    "ar1": ar1, "piecewise_constant": piecewise_constant,
     "step": step, "warmup_plateau": warmup_plateau, "drift": drift,
     "periodic_spikes": periodic_spikes, "never_steady": never_steady,
 }

@@ -2,6 +2,7 @@
 
     python -m pytest tests/benchmarks/bench_fisher.py --benchmark-enable
     python tests/benchmarks/bench_fisher.py
+    python tests/benchmarks/bench_fisher.py --first-run   # table vs simulation, n = 1e4 and 1e5
 
 "cold" clears the Monte Carlo critical-value cache before each run (n = 10,000 needs simulated
 critical values, spec fisher.md §5.2); "warm" reuses it. The reference in the same process is binary
@@ -69,5 +70,41 @@ def main() -> None:
               f"warm/binseg {warm / ref:.1f}, change points {cps}")
 
 
+def first_run(sizes: tuple[int, ...] = (10_000, 100_000)) -> None:
+    """Issue 15.4: CPU time of the first run at a new length, shipped table vs simulating every
+    critical value outside Eq. 8's range (the code before the table), interleaved in one process
+    with an empty temporary cache folder (the user's cache is left alone)."""
+    import os
+    import tempfile
+    from segview.core.detectors import _fisher_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["SEGVIEW_CACHE_DIR"] = tmp
+        run(series(500), True)  # compile
+        for n in sizes:
+            y = series(n)
+            fisher.clear_mc_cache()
+            t = time.process_time()
+            new = segview.detect(y, "fisher")
+            t_new = time.process_time() - t
+            saved = _fisher_table.available
+            _fisher_table.available = lambda alpha, m: False
+            try:
+                fisher.clear_mc_cache()
+                t = time.process_time()
+                old = segview.detect(y, "fisher")
+                t_old = time.process_time() - t
+            finally:
+                _fisher_table.available = saved
+            print(f"first run n={n:,}: simulated {t_old:.2f} s CPU, table {t_new:.4f} s CPU, "
+                  f"ratio {t_old / t_new:.0f}; change points equal: "
+                  f"{list(old.change_points) == list(new.change_points)} "
+                  f"({len(new.change_points)} vs {len(old.change_points)})", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--first-run" in sys.argv:
+        first_run()
+    else:
+        main()

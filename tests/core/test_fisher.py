@@ -83,7 +83,8 @@ def test_small_n_guard():  # spec §7.4
     assert fisher.eq8(41, .285) < 1.001
     x = lcg_ar_shifts(600, s0=12345)
     res = segview.detect(x, "fisher")
-    assert all(nd["source"] == "simulation" for nd in res.stats["nodes"]
+    # outside Eq. 8's range: simulated values (the shipped table of them since version 2)
+    assert all(nd["source"] in ("simulation", "table") for nd in res.stats["nodes"]
                if not 100 <= nd["b"] - nd["a"] <= 1000)
     assert len(res.change_points) < 10
     forced = segview.detect(x, "fisher", critical="formula")
@@ -144,6 +145,8 @@ def test_mean_shift_found():
 def test_alpha_changes_use_simulation_and_scale_invariance():
     x = lcg_ar_shifts(600)
     res = segview.detect(x, "fisher", alpha=0.01, replications=1000)
+    assert {nd["source"] for nd in res.stats["nodes"]} == {"table"}  # tabulated alpha, no Eq. 8
+    res = segview.detect(x, "fisher", alpha=0.02, replications=1000)
     assert {nd["source"] for nd in res.stats["nodes"]} == {"simulation"}
     assert list(segview.detect(3 * x + 7, "fisher").change_points) == [200, 350]
 
@@ -234,3 +237,118 @@ def test_an_unusable_cache_folder_only_costs_time(monkeypatch, tmp_path):
     a = fisher.monte_carlo_tc(110, .5, replications=300, seed=5)
     fisher._MC_CACHE.clear()
     assert fisher.monte_carlo_tc(110, .5, replications=300, seed=5) == a  # recomputed, same value
+
+
+# --------------------------------------------------------------------------- issue 15.4: table
+TABLE_CHECKS = [(7, .9), (20, .5), (50, .37), (150, .63), (700, .82), (2500, .27), (2500, .93)]
+
+
+@pytest.mark.parametrize("n, phi", TABLE_CHECKS)
+def test_table_agrees_with_monte_carlo(n, phi):
+    """Off-grid lookups against fresh Monte Carlo values (other seed, spec §5.3, R = 4000): within
+    0.1 in log(Tc - 1), about twice the simulation's own noise."""
+    from segview.core.detectors import _fisher_table
+    mc = fisher.monte_carlo_tc(n, phi, 0.05, 4000, 1, seed=12345)
+    tab = _fisher_table.lookup(n, round(phi, 2), 0.05)
+    assert abs(math.log(tab - 1) - math.log(mc - 1)) <= 0.1, (tab, mc)
+
+
+def test_table_covers_other_alphas_and_orders_them():
+    from segview.core.detectors import _fisher_table
+    vals = [_fisher_table.lookup(300, 0.4, a) for a in (0.01, 0.025, 0.05, 0.10)]
+    assert vals == sorted(vals, reverse=True)
+    assert _fisher_table.available(0.05, 1) and not _fisher_table.available(0.05, 2)
+    assert not _fisher_table.available(0.07, 1)
+    with pytest.raises(KeyError):
+        _fisher_table.lookup(300, 0.4, 0.07)
+
+
+def test_long_series_need_no_simulation(monkeypatch):
+    """Issue 15.4: the first run at a new length is immediate (no Monte Carlo for any node)."""
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("simulated a critical value")
+
+    monkeypatch.setattr(fisher, "simulate_t", no_simulation)
+    fisher._MC_CACHE.clear()
+    x = _ar1_batch(np.random.default_rng(8), 1, 50_000, 0.5)[0]
+    x[20_000:] += 1.0
+    res = segview.detect(x, "fisher")
+    assert {nd["source"] for nd in res.stats["nodes"]} <= {"table", "formula"}
+    assert any(abs(c - 20_000) < 200 for c in res.change_points)
+    # unusual alphas still simulate
+    with pytest.raises(AssertionError, match="simulated"):
+        segview.detect(x[:2000], "fisher", alpha=0.07)
+
+
+def test_version_2_and_simulate_policy_keeps_monte_carlo():
+    assert get("fisher").version == "2"
+    x = lcg_ar_shifts(600)
+    res = segview.detect(np.r_[x, x], "fisher", critical="simulate", replications=500)
+    assert {nd["source"] for nd in res.stats["nodes"]} == {"simulation"}
+
+
+# --------------------------------------------------------------------------- issue 16.2 options
+def test_candidate_tree_is_figure_4():
+    x = lcg_ar_shifts(600)
+    res = segview.detect(x, "fisher", tree_depth=3)
+    tree = res.stats["candidate_tree"]
+    assert tree[0] == {"a": 0, "b": 600, "q": 200, "T": pytest.approx(1.281940, abs=1e-6),
+                       "depth": 0}
+    # Tc = 0: both halves of every candidate are split again (pre-order, left first)
+    assert [(nd["a"], nd["b"]) for nd in tree[:3]] == [(0, 600), (0, 200), (0, tree[1]["q"])]
+    assert len(tree) == 1 + 2 + 4 and max(nd["depth"] for nd in tree) == 2
+    assert all(nd["T"] > 1 for nd in tree)
+    track = res.track("candidate tree (Tc = 0)")
+    assert np.isnan(track.y).sum() == 2 * len(tree)
+    # the faithful result itself is unchanged by the option
+    plain = segview.detect(x, "fisher")
+    assert list(plain.change_points) == list(res.change_points) == [200, 350]
+
+
+def test_prewhitening_tests_ar1_residuals():
+    x = lcg_ar_shifts(600)
+    res = segview.detect(x, "fisher", prewhiten=True)
+    resid, phi = fisher.prewhiten(x)
+    assert phi == pytest.approx(fisher.lag1_autocorrelation(x))
+    assert resid.size == 599 and resid[0] == pytest.approx(x[1] - phi * x[0])
+    root = res.stats["nodes"][0]
+    assert root["a"] == 1 and root["b"] == 600  # residual i belongs to sample i + 1
+    assert root["phi"] < 0.2  # the residuals are nearly white
+    assert any("prewhiten" in n for n in res.notes)
+    assert any(abs(c - 200) <= 5 for c in res.change_points)
+
+
+def test_sieve_calibration_keeps_real_changes():
+    x = lcg_ar_shifts(600)
+    res = segview.detect(x, "fisher", calibrate="sieve")
+    assert list(res.change_points) == [200, 350]
+    assert {nd["source"] for nd in res.stats["nodes"]} == {"sieve"}
+    again = segview.detect(x, "fisher", calibrate="sieve")
+    assert [nd["Tc"] for nd in again.stats["nodes"]] == [nd["Tc"] for nd in res.stats["nodes"]]
+
+
+def test_ar_sieve_recovers_an_ar2():
+    rng = np.random.default_rng(4)
+    e = rng.standard_normal(20_000)
+    x = lfilter([1.0], [1.0, -0.5, 0.3], e)
+    coef, resid = fisher.ar_sieve(x)
+    assert coef.size >= 2
+    assert coef[0] == pytest.approx(0.5, abs=0.03) and coef[1] == pytest.approx(-0.3, abs=0.03)
+    assert resid.std() == pytest.approx(1.0, abs=0.03)
+
+
+def _root_rejects_sieve(x, seed):
+    S, Q = _prefix(x)
+    d_p, d_q, q = two_partition(S, Q, 0, x.size, 1)
+    return d_p / d_q > fisher.sieve_tc(x, q, 0.05, 199, 1, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rho", [0.2, 0.5])
+def test_sieve_calibrated_size_on_mm1(rho):
+    """Issue 16 acceptance: with calibrate=sieve the size on M/M/1 response times without change
+    (N = 1000, warm-up 60,000 customers) is within [0.03, 0.07]; 600 seeded replications."""
+    from segview.core.synthetic import mm1_response_times
+    rate = np.mean([_root_rejects_sieve(mm1_response_times(1000, rho, seed=s)[0].values, s)
+                    for s in range(600)])
+    assert 0.03 <= rate <= 0.07, rate

@@ -39,6 +39,23 @@ def test_mm1_shift_truth_and_level():
     assert before == pytest.approx(0.25, rel=0.08) and after == pytest.approx(1.0, rel=0.15)
 
 
+@pytest.mark.parametrize("rho", [0.2, 0.5, 0.8])
+def test_md1_mean_response_time_matches_pollaczek_khinchine(rho):
+    series, truth = synthetic.md1_response_times(1_000_000, rho, seed=5)
+    s = rho  # constant service time with lambda = 1
+    theory = s + rho * s / (2 * (1 - rho))  # P-K mean wait for deterministic service
+    assert abs(series.values.mean() / theory - 1.0) <= 0.03
+    assert series.values.min() >= s - 1e-12  # nobody leaves before being served
+    assert truth.change_points == () and series.metadata["generator"] == "md1"
+
+
+def test_md1_shift_changes_the_service_time():
+    series, truth = synthetic.md1_response_times(20_000, 0.2, drho=0.3, f=0.5, seed=2)
+    assert truth.change_points == (10_000,)
+    assert series.values[:10_000].min() == pytest.approx(0.2)
+    assert series.values[10_000:].min() == pytest.approx(0.5)
+
+
 def test_mm1_rejects_unstable_queue():
     with pytest.raises(ParameterError, match="rho"):
         synthetic.mm1_response_times(10, 1.2)
