@@ -3,7 +3,7 @@
 For M/M/1 and M/D/1 FCFS response times (warm-up 60,000 customers, spec fisher.md §8-§9), N = 100
 and 1000, a grid of utilisations, the share of seeded replications in which the procedure reports a
 change (= the root test rejects, spec §6), before (faithful: Eq. 8 at the estimated phi) and after
-calibration (``calibrate="sieve"``, 199 bootstrap series per critical value). Also the diagnostic
+calibration (``calibrate="block"``, 399 bootstrap series per critical value). Also the diagnostic
 variants of docs/berry-hellerstein.md (Monte Carlo critical values, true phi, Gaussianised data,
 warm-up, batch means) with ``--diagnose``.
 
@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+import segview  # noqa: E402
 from segview.core.detectors import _fisher_table, fisher  # noqa: E402
 from segview.core.detectors._fisher_kernels import two_partition  # noqa: E402
 from segview.core.synthetic import ar1_noise, md1_response_times, mm1_response_times  # noqa: E402
@@ -38,7 +39,7 @@ def root(x: np.ndarray) -> tuple[float, int]:
 
 
 def size_table(reps: int) -> list[str]:
-    lines = ["| queue | N | rho | phi-hat (mean) | faithful (Eq. 8) | calibrate=sieve |",
+    lines = ["| queue | N | rho | phi-hat (mean) | faithful (default) | calibrate=block |",
              "|---|---|---|---|---|---|"]
     for qname, gen in QUEUES.items():
         for n in (100, 1000):
@@ -47,11 +48,10 @@ def size_table(reps: int) -> list[str]:
                 before, after, phis = [], [], []
                 for s in range(reps):
                     x = gen(n, rho, seed=s)[0].values
-                    t, q = root(x)
-                    ph = fisher.lag1_autocorrelation(x)
-                    phis.append(ph)
-                    before.append(t > fisher.eq8(n, ph))
-                    after.append(t > fisher.sieve_tc(x, q, 0.05, 199, 1, s))
+                    phis.append(fisher.lag1_autocorrelation(x))
+                    before.append(segview.detect(x, "fisher").change_points.size > 0)
+                    after.append(segview.detect(x, "fisher", calibrate="block")
+                                 .change_points.size > 0)
                 lines.append(f"| {qname} | {n} | {rho} | {np.mean(phis):.2f} | "
                              f"{np.mean(before):.3f} | {np.mean(after):.3f} |")
                 print(lines[-1], f"({time.process_time() - t0:.0f} s CPU)", flush=True)
@@ -99,6 +99,10 @@ def diagnose(reps: int) -> list[str]:
             r, _ = fisher.prewhiten(x)
             add("AR(1) residuals (prewhiten), Eq. 8", root(r)[0] > fisher.eq8(
                 n - 1, fisher.lag1_autocorrelation(r)))
+            add("calibrate=sieve (AR sieve bootstrap)", segview.detect(
+                x, "fisher", calibrate="sieve", boot_reps=199).change_points.size > 0)
+            add("calibrate=block (normal scores, block bootstrap)", segview.detect(
+                x, "fisher", calibrate="block").change_points.size > 0)
         for name, hits in rows.items():
             res.setdefault(name, []).append(float(np.mean(hits)))
         print(f"N={n} rho={rho} true phi {true_phi:.3f} done", flush=True)

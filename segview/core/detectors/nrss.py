@@ -50,7 +50,8 @@ PARAMS = (
               help="paper (default, the faithful preset): the paper's in-sample nRSS, relative nRSS "
                    "only for subsets with t_nrss <= nRSS <= theta, bit for nRSS > t_nrss, one-term "
                    "hypothesis space; extrap: Extra-P 4.2.5's code (LOO nRSS, relative nRSS "
-                   "everywhere: flags 5-11 % of unsegmented noisy sets and some exact ones)"),
+                   "everywhere: flags 5-28 % of unsegmented sets in the paper's synthetic study, "
+                   "docs/nrss.md)"),
     ParamSpec("window", "int", 5, low=3, high=50, label="Subset size",
               help="points per sliding subset (Extra-P min_measurement_points)"),
     ParamSpec("theta", "float", 0.5, low=0.0, high=100.0, step=0.01,
@@ -427,8 +428,8 @@ SPEC = register(DetectorSpec(
              "SegmentedModeler",
     description="Sliding 5-point PMNF fits; the normalised RSS and its relative jump locate where "
                 "the performance behaviour changes with the parameter. Default: the paper's rule "
-                "(preset faithful); preset extrap = Extra-P 4.2.5. Known to fail on long noisy "
-                "series in points mode (every window looks heterogeneous: use mode=scan with bin), "
-                "on series with mean near 0 (nRSS divides by the mean) and with fewer than 5 points "
-                "per behaviour.",
+                "(preset faithful); preset extrap = Extra-P 4.2.5. Made for 6-15 low-noise points "
+                "with one change (max_changes for more); known to fail with fewer than 5 points per "
+                "behaviour, on series with mean near 0 (nRSS divides by the mean) and on long noisy "
+                "series in points mode, where outliers decide the pattern (use mode=scan with bin).",
 ))
