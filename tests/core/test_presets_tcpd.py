@@ -84,3 +84,36 @@ def test_pelt_is_not_exact_under_mbic_op_is(tcpd_dir):
         a = segview.detect(series, "pelt", preset="tcpdbench", penalty=pen)
         b = segview.detect(series, "op", preset="tcpdbench", penalty=pen)
         assert list(a.change_points) == list(b.change_points)
+
+
+def test_changepoint_rule_never_splits_at_the_ends():
+    # R changepoint's BinSeg scans split points 2..n-3 (1-based last index of the first part) and
+    # asks the first part of a segment for min_size + 1 points: a spike in the last two samples
+    # cannot be cut out, while segview's rule cuts it
+    rng = np.random.default_rng(5)
+    y = rng.standard_normal(100)
+    y[98] += 40.0
+    ours = segview.detect(y, "binseg", preset="tcpdbench", rule="segview").change_points
+    r_like = segview.detect(y, "binseg", preset="tcpdbench").change_points
+    assert 98 in ours
+    assert r_like.size == 0 or (r_like.min() >= 2 and r_like.max() <= 97)
+
+
+def test_changepoint_rule_equals_segview_rule_away_from_the_ends():
+    rng = np.random.default_rng(11)
+    compared = 0
+    for _ in range(20):
+        y = np.concatenate([rng.normal(m, 1, 60) for m in rng.normal(0, 3, 5)])
+        a = segview.detect(y, "binseg", preset="tcpdbench").change_points
+        b = segview.detect(y, "binseg", preset="tcpdbench", rule="segview").change_points
+        if b.size and 3 < b.min() and b.max() < y.size - 3:
+            assert list(a) == list(b)
+            compared += 1
+    assert compared >= 15
+
+
+def test_changepoint_rule_needs_l2_and_the_penalty():
+    with pytest.raises(ParameterError, match="rule"):
+        segview.detect(np.arange(50.0), "binseg", preset="tcpdbench", cost="normal")
+    with pytest.raises(ParameterError, match="rule"):
+        segview.detect(np.arange(50.0), "binseg", preset="tcpdbench", n_bkps=2)

@@ -13,11 +13,13 @@ the same numbers as ruptures ``Binseg.predict()[:-1]``.
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
+from ..errors import ParameterError
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
@@ -85,12 +87,78 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
     return sorted(q for q, _ in splits), splits, beta
 
 
+def changepoint_binseg(y: NDArray[np.float64], penalty: float | str = "mbic",
+                       max_bkps: int | None = 5, min_size: int = 1, penalty_scale: float = 1.0,
+                       ctx: RunContext = NULL_CONTEXT
+                       ) -> tuple[list[int], list[tuple[int, float]], float]:
+    """Binary segmentation as R ``changepoint`` 2.2.2 runs it (``cpt.mean``, ``method="BinSeg"``).
+
+    The same greedy splitting as :func:`binary_segmentation` with the l2 (``mean.norm``) cost, plus
+    the package's particulars, which change results near the ends of a series:
+
+    * prefix sums of the raw values accumulated like R's ``cumsum`` (80-bit), not centred;
+    * candidate change points ``2 <= cp <= n - 3`` only, and inside a segment ``[a, b)`` the first
+      part must be at least ``min_size + 1`` long (R tests ``j - st >= minseglen`` with
+      ``st = a + 1``), the second at least ``min_size``;
+    * ``Q = max_bkps`` greedy splits (largest gain over all segments, the first on ties; all of
+      them when None) with the recorded gain a running minimum, kept while ``gain >= penalty``.
+
+    Returns the same triple as :func:`binary_segmentation`.
+    """
+    from ._pelt_r import prefix_sums_r
+
+    y = np.asarray(y, dtype=np.float64)
+    n = y.size
+    beta, mbic = _costs.resolve_penalty(penalty, n, "l2")
+    beta *= penalty_scale
+    S, Q = prefix_sums_r(y)
+
+    def cost(a: int | NDArray[np.int64], b: int | NDArray[np.int64]) -> NDArray[np.float64]:
+        m = np.atleast_1d(np.asarray(b - a, dtype=np.float64))
+        s = np.atleast_1d(S[b] - S[a])
+        c = (np.atleast_1d(Q[b] - Q[a]) - (s * s) / m)
+        if mbic:  # the C library's log, as R calls it (numpy's vector log may differ in a bit)
+            c = c + np.array([math.log(v) for v in m])
+        return c
+
+    rounds = n if max_bkps is None else int(max_bkps)
+    tau = [0, n]
+    found: list[tuple[int, float]] = []
+    oldmax = math.inf
+    for _ in range(rounds):
+        ctx.check()
+        lam = np.zeros(n)
+        for a, b in zip(tau[:-1], tau[1:]):
+            js = np.arange(max(2, a + 1 + min_size), min(n - 3, b - min_size) + 1)
+            if js.size:
+                lam[js] = (-0.5 * cost(a, js) + -0.5 * cost(js, b)) - (-0.5 * float(cost(a, b)[0]))
+        j = int(np.argmax(lam))
+        oldmax = min(oldmax, float(lam[j]))
+        found.append((j, 2.0 * oldmax))
+        tau = sorted([*tau, j])
+    kept: list[tuple[int, float]] = []
+    for q, gain in found:
+        if not gain >= beta:
+            break
+        kept.append((q, gain))
+    return sorted(q for q, _ in kept), kept, beta
+
+
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
     y, scale, scale_notes = prepare_values(values, params)
-    cps, splits, beta = binary_segmentation(y, params["cost"], params["penalty"],
-                                            params["n_bkps"], params["min_size"],
-                                            params["var_offset"], scale, ctx,
-                                            max_bkps=params["max_bkps"])
+    if params["rule"] == "changepoint":
+        if params["cost"] != "l2" or params["n_bkps"] is not None:
+            raise ParameterError("rule", "rule=changepoint emulates R's cpt.mean BinSeg: it needs "
+                                         "cost=l2 and the penalty rule (n_bkps automatic)",
+                                 "binseg")
+        cps, splits, beta = changepoint_binseg(y, params["penalty"], params["max_bkps"],
+                                               auto_min_size("l2", params["min_size"]), scale,
+                                               ctx)
+    else:
+        cps, splits, beta = binary_segmentation(y, params["cost"], params["penalty"],
+                                                params["n_bkps"], params["min_size"],
+                                                params["var_offset"], scale, ctx,
+                                                max_bkps=params["max_bkps"])
     order = sorted(splits)
     track = Track("gain", np.array([g for _, g in order]),
                   x=np.array([q for q, _ in order], dtype=np.float64),
@@ -114,6 +182,10 @@ BINSEG_PARAMS: tuple[ParamSpec, ...] = tuple(p for p in COMMON_PARAMS if p.name 
     ParamSpec("max_bkps", "int", None, low=0, high=100_000, step=1, optional=True,
               help="At most this many change points with the penalty rule (R changepoint's Q), "
                    "taken in order of decreasing gain; automatic means no cap."),
+    ParamSpec("rule", "str", "segview", choices=("segview", "changepoint"),
+              help="segview: splits anywhere min_size allows; changepoint: R changepoint 2.2.2's "
+                   "BinSeg (l2 only): R's sums, no split at 1, n-2 or n-1 and a first part one "
+                   "longer than min_size (the tcpdbench preset)."),
 )
 
 def _min_length(p: Params) -> int:
@@ -124,8 +196,8 @@ def _min_length(p: Params) -> int:
 register(DetectorSpec(
     name="binseg", label="Binary segmentation", version="2", produces="change_points",
     params=BINSEG_PARAMS,
-    presets=partition_presets(BINSEG_PARAMS, {"n_bkps": None, "max_bkps": None},
-                              {"n_bkps": None, "max_bkps": 5}),
+    presets=partition_presets(BINSEG_PARAMS, {"n_bkps": None, "max_bkps": None, "rule": "segview"},
+                              {"n_bkps": None, "max_bkps": 5, "rule": "changepoint"}),
     run=_run, min_length=_min_length, affine_invariant=True,
     citation="Scott & Knott (1974), Biometrics 30(3):507-512",
     description="Greedy recursive splitting by the largest cost reduction.",
