@@ -11,6 +11,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", metavar="FILE.png",
                    help="render the main window once every enabled detector finished on the first "
                         "series, save it and exit")
+    p.add_argument("--fill-missing", choices=("linear", "previous"), default=None,
+                   help="fill missing values (TCPD null) by this rule; by default a file with a "
+                        "gap is reported and skipped")
     p.set_defaults(func=run)
 
 
@@ -25,4 +28,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"segview: GUI not available ({err}); the command line works: segview --help",
               file=sys.stderr)
         return 0
-    return int(run_gui(list(args.paths), args.screenshot))
+    return int(run_gui(list(args.paths), args.screenshot, args.fill_missing))

@@ -44,7 +44,7 @@ def _install_excepthook(window: object) -> None:
     sys.excepthook = hook
 
 
-def run(paths: list[str], screenshot: str | None = None) -> int:
+def run(paths: list[str], screenshot: str | None = None, fill_missing: str | None = None) -> int:
     """Open the explorer on ``paths`` (the bundled sample when empty); returns the exit code.
 
     With ``screenshot``, the main window is rendered once every enabled detector finished on the
@@ -78,6 +78,7 @@ def run(paths: list[str], screenshot: str | None = None) -> int:
         window.statusBar().addPermanentWidget(WarmupStatus(window.runner.processes, window))
     if screenshot:
         window.resize(*SCREENSHOT_SIZE)
+    window.fill_missing = fill_missing  # TCPD gaps: filled by this named rule, else reported
     opened = window.open_paths(list(paths) if paths else [str(sample_dir())])
     window.show()
     from .jobs import shutdown_shared_processes

@@ -50,7 +50,7 @@ class ExplorerFiles:
     def open_paths(self, paths: list[str]) -> bool:
         """Load files/folders (replacing the current dataset); False when nothing could be loaded."""
         try:
-            ds = load(paths)
+            ds = load(paths, fill_missing=getattr(self, "fill_missing", None))
         except RecoverableError as err:
             self.post(f"Cannot open: {err}")
             return False

@@ -79,6 +79,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self._by_id: dict[str, Series] = {}
         self.labels: dict[str, LabelRow] = {}
         self.annotations: dict[str, dict[str, list[int]]] = {}  # TCPD annotators per series
+        self.fill_missing: str | None = None  # TCPD gaps: a named filling rule (segview gui)
         self.current: Series | None = None
         self.results: dict[tuple[str, str], DetectionResult] = {}
         self.status: dict[str, str] = {}

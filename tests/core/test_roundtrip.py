@@ -243,3 +243,18 @@ def test_csv_with_several_value_columns_per_id_is_multivariate(tmp_path):
     p.write_text("series_id,index,Pace,Distance\nrun_log,0,5.1,x\n")
     with pytest.raises(segview.core.errors.DataFormatError, match="line 2, column 'Distance'"):
         segview.load(p)
+
+
+def test_export_labels_csv_reads_with_method_words_after_row_20(tmp_path):
+    """'unsteady' in the method column below row 20 was taken for an onset column."""
+    from segview.core.io.labels_csv import read_labels
+
+    series = [segview.Series(np.arange(30.0) % 7, id=f"s{k:02d}") for k in range(25)]
+    s = AnnotationSession.create(Store(tmp_path / "a.sqlite"), "t", series)
+    j = s.judge("a", create=True)
+    for x in series[22:]:  # the first 22 rows have blank method cells, then 'unsteady'
+        s.record(j, x.id, steady=False)
+    out = ex.export_session(s, tmp_path / "exp", "csv")
+    rows = read_labels(out / "labels.csv")
+    assert rows["s24"].steady is False and rows["s00"].steady is None
+    assert "method" not in rows["s00"].onsets

@@ -63,3 +63,18 @@ def test_export_folder_opens_with_labels_and_honest_title(qtbot, make_window, tm
     assert "None" not in win.windowTitle() and "steady (no onset)" in win.windowTitle()
     win.show_series("s1")
     assert "never steady" in win.windowTitle()
+
+
+@pytest.mark.shared
+def test_gap_filling_rule_is_explicit(qtbot, make_window, shared_dir, tmp_path):
+    src = shared_dir / "data" / "tcpd" / "datasets" / "uk_coal_employ.json"
+    if not src.is_file():
+        pytest.skip("shared TCPD data absent")
+    folder = tmp_path / "gaps"
+    folder.mkdir()
+    (folder / src.name).write_bytes(src.read_bytes())
+    win = make_window(fakes.FAKE_CP)
+    assert not win.open_paths([str(folder)])  # reported, nothing loaded
+    win.fill_missing = "linear"  # segview gui --fill-missing linear
+    assert win.open_paths([str(folder)])
+    assert win.current.metadata["filled"]["rule"] == "linear"
