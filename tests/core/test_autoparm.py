@@ -113,6 +113,52 @@ def test_best_code_length_by_number_of_pieces():
     assert r.stats["n_breaks"] == 4
 
 
+# ----------------------------------------------------------------------- exact code length
+def _exact_fit_term_direct(piece, order):
+    """n/2 log(2 pi) + 1/2 log det V + 1/2 z' V^-1 z with V built from the AR's autocovariance."""
+    from scipy.linalg import toeplitz
+    from statsmodels.tsa.arima_process import arma_acovf
+    phi, s2 = autoparm.yule_walker(piece, order)
+    z = piece - piece.mean()
+    acov = arma_acovf(np.r_[1.0, -phi], np.array([1.0]), nobs=z.size, sigma2=s2)
+    v = toeplitz(acov)
+    sign, logdet = np.linalg.slogdet(v)
+    assert sign > 0
+    return 0.5 * z.size * np.log(2 * np.pi) + 0.5 * logdet + 0.5 * z @ np.linalg.solve(v, z)
+
+
+@pytest.mark.parametrize("starts, orders", [([], [0]), ([], [2]), ([40], [1, 2]), ([30, 55], [3, 0, 5])])
+def test_exact_code_length_against_direct_computation(starts, orders):
+    cl, terms = autoparm.code_length(Y80, starts, orders, likelihood="exact")
+    bounds = [0, *starts, 80]
+    direct = [_exact_fit_term_direct(Y80[a:b], p) for a, b, p in zip(bounds, bounds[1:], orders)]
+    np.testing.assert_allclose([t["fit_term"] for t in terms], direct, rtol=1e-10)
+    yw, yw_terms = autoparm.code_length(Y80, starts, orders)
+    rest = sum(t["L_p"] + t["order_term"] for t in yw_terms) + np.log(max(len(starts), 1)) * (
+        len(starts) > 0) + (len(starts) + 1) * np.log(80)
+    assert cl == pytest.approx(rest + sum(direct), abs=1e-8)
+
+
+def test_exact_code_length_of_white_noise_piece_is_yule_walker_plus_half_n():
+    cl_yw, _ = autoparm.code_length(Y80, [], [0])
+    cl_ex, _ = autoparm.code_length(Y80, [], [0], likelihood="exact")
+    assert cl_ex - cl_yw == pytest.approx(40.0, abs=1e-9)
+
+
+def test_exact_likelihood_option_in_detector():
+    yw = segview.detect(Y80, "autoparm")
+    ex = segview.detect(Y80, "autoparm", likelihood="exact")
+    assert list(ex.change_points) == list(yw.change_points)  # the search is the same
+    direct, _ = autoparm.code_length(Y80, [41], yw.stats["orders"], likelihood="exact")
+    assert ex.stats["code_length"] == pytest.approx(direct, abs=1e-9)
+    assert any("exact-likelihood" in n for n in ex.notes)
+    ga = segview.detect(Y80, "autoparm", mode="ga", likelihood="exact", seed=3, **GA_SMALL)
+    cl, _ = autoparm.code_length(Y80, [int(c) for c in ga.change_points], ga.stats["orders"],
+                                 likelihood="exact")
+    assert ga.stats["code_length"] == pytest.approx(cl, abs=1e-6)
+    assert min(r["code_length"] for r in ga.stats["ga_runs"]) == pytest.approx(cl, abs=1e-6)
+
+
 # ----------------------------------------------------------------------- §12.2 recovery
 CASES = [
     ("D1", lambda s: piecewise_ar(D1, 1024, s), 0, [503, 772], [1, 2, 2], 969.250),
@@ -281,6 +327,18 @@ def test_exact_never_worse_than_ga(seed, n):
     exact = segview.detect(y, "autoparm", mode="exact", max_order=6)
     ga = segview.detect(y, "autoparm", mode="ga", max_order=6, seed=seed, **GA_SMALL)
     assert exact.stats["code_length"] <= ga.stats["code_length"] + 1e-9
+
+
+def test_presets_name_the_published_ga():
+    spec = autoparm.SPEC
+    assert [p.name for p in spec.presets] == ["exact", "faithful", "davis2006"]
+    faithful = spec.coerce({}, preset="faithful")
+    assert (faithful["mode"], faithful["islands"], faithful["population"], faithful["migrants"],
+            faithful["migration_interval"], faithful["stable_migrations"],
+            faithful["restarts"]) == ("ga", 100, 50, 2, 5, 10, 20)  # seed 004's settings (spec §5)
+    assert spec.coerce({}, preset="exact") == spec.defaults()
+    r = segview.detect(Y80, "autoparm", preset="faithful", restarts=1, islands=3, population=8)
+    assert r.params["mode"] == "ga" and r.stats["code_length"] >= 110.6451408605 - 1e-9
 
 
 # ----------------------------------------------------------------------- framework

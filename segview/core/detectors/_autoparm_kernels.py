@@ -451,11 +451,71 @@ def sparse_neighbourhood(rec_s, rec_e, rec_c, nrec, n, kmax):
 
 
 # --------------------------------------------------------------------------------------------
+# Exact Gaussian likelihood of a fitted AR piece (spec §2, exact form)
+
+@njit(cache=True, nogil=True)
+def ar_exact_terms(z, phi, s2):
+    """``(log det V, z' V^-1 z)`` for the centred piece ``z`` under a stationary AR with
+    coefficients ``phi`` and innovation variance ``s2`` (``V``: covariance of ``len(z)`` values).
+
+    The innovations form of the Gaussian likelihood: stepping the coefficients down (Levinson in
+    reverse) gives the one-step predictors and prediction variances ``v_k`` of orders
+    ``k < p``; value ``t`` is predicted from ``min(t, p)`` predecessors, so
+    ``log det V = sum_t log v_min(t,p)`` and the quadratic form is ``sum_t e_t^2 / v_min(t,p)``.
+    O(n p). Returns ``(inf, inf)`` when ``phi`` is not stationary.
+    """
+    p = phi.size
+    n = z.size
+    pc = np.zeros((p + 1, p + 1))  # pc[k, :k]: order-k predictor
+    v = np.zeros(p + 1)
+    v[p] = s2
+    cur = phi.copy()
+    for k in range(p, 0, -1):
+        for i in range(k):
+            pc[k, i] = cur[i]
+        a = cur[k - 1]
+        if not abs(a) < 1.0:
+            return np.inf, np.inf
+        d = 1.0 - a * a
+        v[k - 1] = v[k] / d
+        prev = np.empty(k - 1)
+        for i in range(k - 1):
+            prev[i] = (cur[i] + a * cur[k - 2 - i]) / d
+        cur = prev
+    logdet = 0.0
+    quad = 0.0
+    for t in range(n):
+        k = t if t < p else p
+        pred = 0.0
+        for i in range(1, k + 1):
+            pred += pc[k, i - 1] * z[t - i]
+        err = z[t] - pred
+        logdet += math.log(v[k])
+        quad += err * err / v[k]
+    return logdet, quad
+
+
+@njit(cache=True, nogil=True)
+def exact_order_cost(x, s_arr, start, end, order, phi, s2, floor, logn):
+    """Exact-form piece cost: ``log n + L(p) + (p+2)/2 log n_j + n_j/2 log(2 pi)
+    + 1/2 log det V + 1/2 quad`` at the Yule-Walker fit (``phi[1..p]``, ``s2``)."""
+    n_j = end - start
+    mu = (s_arr[end] - s_arr[start]) / n_j
+    z = x[start:end] - mu
+    if s2 < floor:
+        s2 = floor
+    logdet, quad = ar_exact_terms(z, phi[1:order + 1].copy(), s2)
+    return (logn + int_code(order) + 0.5 * (order + 2) * math.log(n_j) + 0.5 * n_j * LOG_2PI
+            + 0.5 * logdet + 0.5 * quad)
+
+
+# --------------------------------------------------------------------------------------------
 # Genetic algorithm (§5)
 
 @njit(cache=True, nogil=True)
-def chromosome_cl(chrom, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp):
-    """CL of a chromosome (-1 = no break, p >= 0 = a piece of order p starts here)."""
+def chromosome_cl(chrom, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp, x, exact):
+    """CL of a chromosome (-1 = no break, p >= 0 = a piece of order p starts here); ``exact``:
+    the exact-likelihood form of each piece instead of Yule-Walker's."""
     n = chrom.size
     total = 0.0
     m = -1
@@ -463,8 +523,13 @@ def chromosome_cl(chrom, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp):
     order = chrom[0]
     for t in range(1, n + 1):
         if t == n or chrom[t] >= 0:
+            for i in range(p0 + 1):
+                phi[i] = 0.0
             piece_variances(s_arr, q_arr, start, t, order, g, v, phi, tmp)
-            total += order_cost(order, t - start, v[order], floor, logn)
+            if exact:
+                total += exact_order_cost(x, s_arr, start, t, order, phi, v[order], floor, logn)
+            else:
+                total += order_cost(order, t - start, v[order], floor, logn)
             m += 1
             if t < n:
                 start = t
@@ -555,7 +620,7 @@ def _mutate(a, out, p0, spans, pi_b, pi_p, pi_n):
 
 @njit(cache=True, nogil=True)
 def ga_run(x, p0, spans, floor, seed, n_islands, n_pop, n_migrants, mig_interval, stable,
-           max_migrations, pi_b, pi_c, pi_p, pi_n):
+           max_migrations, pi_b, pi_c, pi_p, pi_n, exact=False):
     """One GA run (islands, steady-state offspring, migration). Returns (chromosome, CL, migrations)."""
     np.random.seed(seed)
     n = x.size
@@ -570,7 +635,8 @@ def ga_run(x, p0, spans, floor, seed, n_islands, n_pop, n_migrants, mig_interval
     for i in range(n_islands):
         for j in range(n_pop):
             random_chromosome(pop[i, j], p0, spans, pi_b)
-            fit[i, j] = chromosome_cl(pop[i, j], s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp)
+            fit[i, j] = chromosome_cl(pop[i, j], s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp,
+                                      x, exact)
     best_cl = np.inf
     best = np.empty(n, dtype=np.int8)
     for i in range(n_islands):
@@ -594,7 +660,8 @@ def ga_run(x, p0, spans, floor, seed, n_islands, n_pop, n_migrants, mig_interval
                 else:
                     a = _rank_select(ranks, n_pop)
                     _mutate(pop[i, a], child, p0, spans, pi_b, pi_p, pi_n)
-                cl = chromosome_cl(child, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp)
+                cl = chromosome_cl(child, s_arr, q_arr, p0, spans, floor, logn, g, v, phi, tmp, x,
+                                   exact)
                 worst = ranks[0]
                 if cl < fit[i, worst]:
                     dup = False
