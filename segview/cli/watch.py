@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .paramflags import add_preset_option, parse_param_args, positive_int
@@ -95,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
         raise ParameterError("timeout", f"must be at least 0, got {args.timeout}")
     watcher = Watcher(args.file, series=args.series, total=args.total, growth=args.growth,
                       preset=args.preset, params=parse_param_args(args.param), err=sys.stderr)
-    if args.once:
-        from pathlib import Path
-
-        if not Path(args.file).is_file():
-            raise InputError(args.file, "no such file")
+    path = Path(args.file)
+    if path.is_dir():
+        raise InputError(args.file, "is a folder; watch follows one file")
+    if args.once and not path.is_file():
+        raise InputError(args.file, "no such file")  # without --once: wait for it to appear
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
     while True:
         verdict = watcher.poll()

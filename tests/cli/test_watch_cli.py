@@ -204,6 +204,8 @@ def test_watch_once_exit_codes(tmp_path, capsys):
 
 def test_watch_errors_exit_2(tmp_path, capsys):
     assert main(["watch", str(tmp_path / "missing.json"), "--once"]) == 2
+    assert main(["watch", str(tmp_path), "--timeout", "0"]) == 2
+    assert "folder" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text("[[1, 2, oops")
     assert main(["watch", str(bad), "--once"]) == 2
