@@ -7,7 +7,8 @@ since the previous poll, and whether the series is complete. Formats:
   or JMH's ``-rf json`` result file (``primaryMetric.rawData``). A partially written file is read
   up to its last complete number (:func:`parse_partial_json`); a fork is complete when its ``]``
   has been written.
-* JMH's console output (``java -jar benchmarks.jar ... | tee run.log``): the measurement
+* JMH's console output (``.log``/``.out``, or text with JMH's markers, e.g.
+  ``java -jar benchmarks.jar ... | tee run.log``): the measurement
   ``Iteration N: value unit`` lines of one fork (``benchmark[params]/forkK``); the fork is complete
   when the next fork, benchmark or the result summary begins. Warm-up iterations are skipped.
 * CSV (anything else): one value per line (with or without a header), a wide table (one column per
@@ -229,8 +230,13 @@ class SeriesFollower:
     # -- helpers ----------------------------------------------------------------------------
 
     def _sniff(self) -> str | None:
-        if self.path.suffix.lower() == ".json":
+        suffix = self.path.suffix.lower()
+        if suffix == ".json":
             return "json"
+        if suffix in (".log", ".out"):
+            return "jmhlog"  # the JVM may print other lines before JMH's first marker
+        if suffix in (".csv", ".tsv"):
+            return "csv"
         with self.path.open("rb") as fh:
             head = fh.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
         if not head:
