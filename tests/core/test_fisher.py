@@ -342,7 +342,9 @@ def test_block_calibration_finds_a_utilisation_change_and_is_repeatable():
     x = mm1_response_times(1000, 0.2, drho=0.3, f=0.5, seed=3)[0].values
     res = segview.detect(x, "fisher", calibrate="block")
     assert any(abs(c - 500) <= 25 for c in res.change_points), res.change_points
-    assert {nd["source"] for nd in res.stats["nodes"]} == {"block bootstrap"}
+    assert {nd["source"] for nd in res.stats["nodes"]} <= {"block bootstrap", "block (paper floor)"}
+    assert all(nd["Tc"] >= fisher.eq8(nd["b"] - nd["a"], nd["phi"]) - 1e-12
+               for nd in res.stats["nodes"] if 100 <= nd["b"] - nd["a"] <= 1000)
     again = segview.detect(x, "fisher", calibrate="block")
     assert [nd["Tc"] for nd in again.stats["nodes"]] == [nd["Tc"] for nd in res.stats["nodes"]]
     assert any("normal scores" in n for n in res.notes)

@@ -31,38 +31,6 @@ def two_partition(S: NDArray[np.float64], Q: NDArray[np.float64], a: int, b: int
 
 
 @njit(nogil=True, cache=True)
-def simulate_t(innov: NDArray[np.float64], phi: float, m: int) -> NDArray[np.float64]:
-    """T statistic of each row's stationary AR(1) series built from N(0, 1) innovations (§5.3)."""
-    reps, n = innov.shape
-    out = np.empty(reps)
-    x = np.empty(n)
-    S = np.empty(n + 1)
-    Q = np.empty(n + 1)
-    scale = 1.0 / np.sqrt(1.0 - phi * phi)
-    for r in range(reps):
-        x[0] = innov[r, 0] * scale
-        total = x[0]
-        for i in range(1, n):
-            x[i] = phi * x[i - 1] + innov[r, i]
-            total += x[i]
-        mean = total / n
-        S[0] = 0.0
-        Q[0] = 0.0
-        for i in range(n):
-            c = x[i] - mean
-            S[i + 1] = S[i] + c
-            Q[i + 1] = Q[i] + c * c
-        dp, dq, _ = two_partition(S, Q, 0, n, m)
-        if dp == 0.0:
-            out[r] = 1.0
-        elif dq == 0.0:
-            out[r] = np.inf
-        else:
-            out[r] = dp / dq
-    return out
-
-
-@njit(nogil=True, cache=True)
 def _t_of(x: NDArray[np.float64], S: NDArray[np.float64], Q: NDArray[np.float64], m: int) -> float:
     n = x.size
     total = 0.0
@@ -81,6 +49,23 @@ def _t_of(x: NDArray[np.float64], S: NDArray[np.float64], Q: NDArray[np.float64]
     if dq == 0.0:
         return np.inf
     return dp / dq
+
+
+@njit(nogil=True, cache=True)
+def simulate_t(innov: NDArray[np.float64], phi: float, m: int) -> NDArray[np.float64]:
+    """T statistic of each row's stationary AR(1) series built from N(0, 1) innovations (§5.3)."""
+    reps, n = innov.shape
+    out = np.empty(reps)
+    x = np.empty(n)
+    S = np.empty(n + 1)
+    Q = np.empty(n + 1)
+    scale = 1.0 / np.sqrt(1.0 - phi * phi)
+    for r in range(reps):
+        x[0] = innov[r, 0] * scale
+        for i in range(1, n):
+            x[i] = phi * x[i - 1] + innov[r, i]
+        out[r] = _t_of(x, S, Q, m)
+    return out
 
 
 @njit(nogil=True, cache=True)

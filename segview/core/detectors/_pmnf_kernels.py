@@ -112,7 +112,9 @@ def _solve(st: float, sy: float, stt: float, sty: float, m: float) -> tuple[floa
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _fit2(t: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]:
+def _centred(t: NDArray[np.float64], y: NDArray[np.float64]
+             ) -> tuple[float, float, float, float]:
+    """Means of ``t`` and ``y`` and the centred sums ``S_tt``, ``S_ty``."""
     n = t.size
     st = 0.0
     sy = 0.0
@@ -127,7 +129,13 @@ def _fit2(t: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]
         dt = t[i] - st
         stt += dt * dt
         sty += dt * (y[i] - sy)
-    return _solve(st, sy, stt, sty, n)
+    return st, sy, stt, sty
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _fit2(t: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]:
+    st, sy, stt, sty = _centred(t, y)
+    return _solve(st, sy, stt, sty, t.size)
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
@@ -142,19 +150,7 @@ def _loo_score(t: NDArray[np.float64], y: NDArray[np.float64]
     ytr = np.empty(m)
     big = n > _DIRECT_MAX
     if big:  # downdate centred full-data sums
-        tb = 0.0
-        yb = 0.0
-        for i in range(n):
-            tb += t[i]
-            yb += y[i]
-        tb /= n
-        yb /= n
-        stt = 0.0
-        sty = 0.0
-        for i in range(n):
-            dt = t[i] - tb
-            stt += dt * dt
-            sty += dt * (y[i] - yb)
+        tb, yb, stt, sty = _centred(t, y)
         ysum = pw_sum(y)
         lo1 = np.inf
         lo2 = np.inf
