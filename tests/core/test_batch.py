@@ -235,3 +235,24 @@ def test_detect_cli_writes_partial_results_when_interrupted(monkeypatch, tmp_pat
     assert code == 130 and not out.exists()
     lines = (tmp_path / "det.partial.csv").read_text().strip().splitlines()
     assert len(lines) == 1 + 2   # header and the two finished runs
+
+
+def test_builtin_method_specs_travel_by_name():
+    import pickle
+    ms = batch.MethodSpec.of("pelt")
+    back = pickle.loads(pickle.dumps(ms))
+    assert back.spec is registry.get("pelt") and back.params == ms.params
+    assert len(pickle.dumps(ms)) < 2000   # name and parameters, not the spec's functions
+
+
+def test_a_spec_holding_a_lambda_still_runs_in_local_processes():
+    import dataclasses
+    spec = registry.get("pelt")
+    odd = dataclasses.replace(spec, min_length=lambda p: 4)   # what pickle cannot send
+    registry._REGISTRY["pelt"] = odd
+    try:
+        rows = batch.run_batch([Series(np.r_[np.zeros(40), np.ones(40)], id="a")], ["pelt"],
+                               workers=2)
+    finally:
+        registry._REGISTRY["pelt"] = spec
+    assert rows[0]["error"] is None and rows[0]["change_points"] == [40]

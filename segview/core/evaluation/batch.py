@@ -89,12 +89,27 @@ class MethodSpec:
     def name(self) -> str:
         return self.spec.name
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # segview's own detectors travel to workers by name (every worker registers them; a spec
+        # may hold lambdas pickle cannot send); others (plug-ins, test fakes) as they are
+        if getattr(self.spec.run, "__module__", "").startswith("segview.core.detectors"):
+            return (_registered_method, (self.spec.name, self.spec.version, self.params))
+        return (MethodSpec, (self.spec, self.params))
+
     @classmethod
     def of(cls, method: str | DetectorSpec, params: dict[str, Any] | Params | None = None
            ) -> "MethodSpec":
         """Resolve ``method`` through the registry and coerce ``params`` (ParameterError)."""
         spec = method if isinstance(method, DetectorSpec) else registry.get(method)
         return cls(spec, spec.coerce(dict(params or {})))
+
+
+def _registered_method(name: str, version: str, params: Params) -> MethodSpec:
+    """A pickled :class:`MethodSpec` of a built-in detector, looked up again in the worker."""
+    spec = registry.get(name)
+    if spec.version != version:
+        raise RuntimeError(f"worker has {name} version {spec.version}, the caller {version}")
+    return MethodSpec(spec, params)
 
 
 def _as_method_specs(items: Iterable[Any]) -> list[MethodSpec]:
