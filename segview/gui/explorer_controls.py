@@ -41,6 +41,7 @@ class ExplorerControls:
         params = self.params[name]
         note = ", ".join(f"{k}={params[k]!r}" for k in params if params[k] != defaults.get(k))
         self.dataset_panel.model.set_method_note(name, note)
+        self._refresh_method_items()  # "•" beside a method whose parameters are not the defaults
 
     def _apply_params(self, name: str, params: Params) -> None:
         """Show ``params`` in the panel and run with them (undo/redo; not pushed again)."""

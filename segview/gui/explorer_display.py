@@ -206,7 +206,9 @@ class ExplorerDisplay:
             item = self.method_list.item(i)
             name = item.data(Qt.ItemDataRole.UserRole)
             st = self.status.get(name, "") if name in self.enabled else ""
-            text = short_label(self.spec_by_name[name].label) + (f" — {st}" if st else "")
+            changed = bool(self.dataset_panel.model.notes.get(name))
+            text = short_label(self.spec_by_name[name].label) + (" \u2022" if changed else "") \
+                + (f" — {st}" if st else "")
             item.setText(text)
             item.setToolTip(f"{self.spec_by_name[name].label}" + (f": {st}" if st else "")
                             + (f"\n{self.spec_by_name[name].description}"

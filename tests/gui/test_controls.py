@@ -189,3 +189,58 @@ def test_every_enabled_method_has_a_lane_of_its_own(qtbot, make_window, sample):
     assert win.marks["fake_cp"].visible_count() == 29
     names = [t[1] for t in lanes.axis._tickLevels[0]]
     assert names == ["Fake onset", "fake_cp", "fake_presets"]  # labels over 11 characters: the name
+
+
+def _wheel_at(view, scene_pt, delta=120, mods=Qt.KeyboardModifier.NoModifier):
+    pos = QPointF(view.mapFromScene(scene_pt))
+    ev = QWheelEvent(pos, QPointF(view.viewport().mapToGlobal(pos.toPoint())), QPoint(0, 0),
+                     QPoint(0, delta), Qt.MouseButton.NoButton, mods, Qt.ScrollPhase.NoScrollPhase,
+                     False)
+    QApplication.sendEvent(view.viewport(), ev)
+
+
+def test_wheel_zooms_x_with_y_fitted_and_ctrl_zooms_y(qtbot, make_window, sample):
+    win = make_window(fakes.FAKE_CP)
+    with qtbot.waitSignal(win.overlay_updated, timeout=10000):
+        assert win.open_paths([str(sample)])
+    vb = win.main_plot.vb
+    (x0, x1), (y0, y1) = vb.viewRange()
+    centre = vb.mapViewToScene(QPointF(1500.0, 0.5 * (y0 + y1)))
+    for _ in range(5):
+        _wheel_at(win.plot_widget, centre)
+    win.plot_widget.viewport().repaint()
+    (a0, a1), (b0, b1) = vb.viewRange()
+    assert a1 - a0 < 0.8 * (x1 - x0)  # zoomed in x around the pointer
+    assert a0 < 1500 < a1
+    shown = win.current.values[max(0, int(a0)):int(a1) + 1]
+    assert b0 <= shown.min() and b1 >= shown.max()  # y fits the samples in view
+    assert b1 - b0 <= 1.1 * (shown.max() - shown.min())
+    assert vb.state["autoRange"][1]  # y still auto
+    # Ctrl+wheel zooms y only
+    _wheel_at(win.plot_widget, centre, mods=Qt.KeyboardModifier.ControlModifier)
+    (c0, c1), (d0, d1) = vb.viewRange()
+    assert (c0, c1) == (a0, a1) and (d1 - d0) < (b1 - b0)
+    # the overview follows, and follows Reset zoom
+    r0, r1 = win.overview.region.getRegion()
+    assert (r0, r1) == pytest.approx((c0, c1))
+    win.reset_zoom()
+    assert win.overview.region.getRegion() == pytest.approx(tuple(vb.viewRange()[0]))
+    assert vb.state["autoRange"][1]
+
+
+def test_overview_click_pans_even_at_full_zoom(qtbot, make_window, sample):
+    win = make_window(fakes.FAKE_CP)
+    with qtbot.waitSignal(win.overlay_updated, timeout=10000):
+        assert win.open_paths([str(sample)])
+    win.main_plot.setXRange(100, 110, padding=0)  # full zoom: the region is under a pixel wide
+    win.overview.center_on(2500.0)
+    lo, hi = win.main_plot.vb.viewRange()[0]
+    assert lo == pytest.approx(2495.0) and hi == pytest.approx(2505.0)
+    assert win.overview.region.getRegion() == pytest.approx((lo, hi))
+
+
+def test_right_click_menu_offers_view_all_and_export(qtbot, make_window):
+    win = make_window(fakes.FAKE_CP)
+    texts = [t for t, _ in filter(None, win.main_plot.vb.menu_items())]
+    assert "View all" in texts and "Export plot…" in texts
+    assert any("diagnostic tracks" in t for t in texts)

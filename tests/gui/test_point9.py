@@ -206,3 +206,5 @@ def test_restored_parameters_are_announced(qtbot, make_window):
     win = make_window(fakes.FAKE_CP)
     texts = [win.messages.item(i).text() for i in range(win.messages.count())]
     assert any("every=250" in t and "restored" in t for t in texts)
+    assert "\u2022" in win.method_list.item(0).text()  # the method list marks it too
+    assert win.dataset_panel.model.headerData(4, Qt.Orientation.Horizontal) == "fake_cp \u2022"
