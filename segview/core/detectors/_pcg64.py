@@ -26,6 +26,8 @@ from numba import njit, types
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
+from ._pmnf_kernels import pw_sum
+
 _MUL_HI = np.uint64(0x2360ED051FC65DA4)   # numpy's PCG64 default multiplier, high 64 bits
 _MUL_LO = np.uint64(0x4385DF649FCCF645)   # ... low 64 bits
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -93,48 +95,13 @@ def pairwise_plan(n: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray
 
 
 @njit(nogil=True, cache=True)
-def _block_sum(a, lo, n):  # pragma: no cover (compiled)
-    """numpy's ``pairwise_sum`` of ``a[lo:lo+n]`` for ``n <= 128`` (8 accumulators from 8 on)."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0 = a[lo]
-    r1 = a[lo + 1]
-    r2 = a[lo + 2]
-    r3 = a[lo + 3]
-    r4 = a[lo + 4]
-    r5 = a[lo + 5]
-    r6 = a[lo + 6]
-    r7 = a[lo + 7]
-    i = 8
-    stop = n - (n % 8)
-    while i < stop:
-        j = lo + i
-        r0 += a[j]
-        r1 += a[j + 1]
-        r2 += a[j + 2]
-        r3 += a[j + 3]
-        r4 += a[j + 4]
-        r5 += a[j + 5]
-        r6 += a[j + 6]
-        r7 += a[j + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(nogil=True, cache=True)
 def _pairwise_sum(a, plan_lo, plan_len, ops, stack):  # pragma: no cover (compiled)
     """numpy's ``add.reduce`` of ``a`` along the tree of :func:`pairwise_plan` (same rounding)."""
     sp = 0
     for op in ops:
         if op >= 0:
-            stack[sp] = _block_sum(a, plan_lo[op], plan_len[op])
+            lo = plan_lo[op]
+            stack[sp] = pw_sum(a[lo:lo + plan_len[op]])   # a block of <= 128: no recursion
             sp += 1
         else:
             stack[sp - 2] = stack[sp - 2] + stack[sp - 1]
