@@ -28,7 +28,8 @@ def test_tcpd_folder_is_its_own_change_point_truth(tcpd_copy, capsys):
     assert "annotations of 2 series" in err
 
 
-def test_export_folder_is_its_own_onset_truth(tmp_path, capsys):
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_export_folder_is_its_own_onset_truth(tmp_path, capsys, fmt):
     rng = np.random.default_rng(3)
     series = [segview.Series(np.r_[np.linspace(5, 1, 60), 1 + 0.01 * rng.normal(size=240)],
                              id=f"s{k}") for k in range(3)]
@@ -36,7 +37,7 @@ def test_export_folder_is_its_own_onset_truth(tmp_path, capsys):
     for j in "abc":
         for x in series:
             s.record(s.judge(j, create=True), x.id, steady=True, onset=60)
-    folder = ex.export_session(s, tmp_path / "exp", "parquet")
+    folder = ex.export_session(s, tmp_path / "exp", fmt)
     assert main(["evaluate", "--series", str(folder), "-m", "kbkssd", "--format", "json",
                  "--no-cache", "-j", "1"]) == 0
     data = json.loads(capsys.readouterr().out)

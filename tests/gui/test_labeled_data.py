@@ -46,7 +46,8 @@ def raw_run_date(folder, i):
     return raw.split(" ")[1]  # run_log lasts one day: its ticks show the time of day
 
 
-def test_export_folder_opens_with_labels_and_honest_title(qtbot, make_window, tmp_path):
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_export_folder_opens_with_labels_and_honest_title(qtbot, make_window, tmp_path, fmt):
     rng = np.random.default_rng(0)
     series = [segview.Series(rng.normal(size=80), id=f"s{k}") for k in range(2)]
     s = AnnotationSession.create(Store(tmp_path / "a.sqlite"), "t", series)
@@ -55,10 +56,11 @@ def test_export_folder_opens_with_labels_and_honest_title(qtbot, make_window, tm
     s.record(b, "s0", steady=True)
     s.record(a, "s1", steady=False)
     s.record(b, "s1", steady=False)
-    folder = ex.export_session(s, tmp_path / "exp", "json")
+    folder = ex.export_session(s, tmp_path / "exp", fmt)
     win = make_window(fakes.FAKE_CP)
     assert win.open_paths([str(folder)])
     assert set(win.labels) == {"s0", "s1"}
+    assert [x.content_hash for x in win.series] == [x.content_hash for x in series]
     win.show_series("s0")
     assert "None" not in win.windowTitle() and "steady (no onset)" in win.windowTitle()
     win.show_series("s1")
