@@ -209,7 +209,10 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
                 tip += f"\n{s.citation}"
             item.setToolTip(tip + ("\n(slow: runs with progress and cancel)" if s.slow else ""))
             self.method_list.addItem(item)
-        self.method_list.setMaximumHeight(22 * max(3, len(self.specs)) + 8)
+        # results and runtimes wrap onto a second line in a narrow dock instead of being cut off
+        self.method_list.setWordWrap(True)
+        self.method_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.method_list.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.method_list.itemChanged.connect(self._on_method_item_changed)
         self.method_list.currentItemChanged.connect(self._on_method_list_current_changed)
         self.method_list.itemActivated.connect(  # double click / Enter: show its parameters
