@@ -35,3 +35,19 @@ def test_assigned_judge_sees_their_series_and_goes_to_one_by_id(qtbot, tmp_path)
     w.go_to_series(other)
     assert w.series_id == target and "not one of your 6 series" in w.statusBar().currentMessage()
     w.close()
+
+
+def test_multivariate_series_is_annotated_with_stacked_dimensions(qtbot, tmp_path):
+    db = tmp_path / "a.sqlite"
+    rng = np.random.default_rng(2)
+    run = Series(rng.normal(size=(80, 2)), id="run_log", dims=("Pace", "Distance"))
+    with Store(db) as store:
+        s = AnnotationSession.create(store, "mv", [run], protocol="change_points")
+    w = AnnotationWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert w.open_session(str(db), "mv", "a")
+    assert len(w.dims.extra) == 1
+    assert [name for _, name in w.plot.plotItem.getAxis("left")._tickLevels[0]] == [
+        "Pace", "Distance"]
+    w.close()

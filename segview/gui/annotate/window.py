@@ -34,7 +34,7 @@ from ...core.model import Series
 from .actions import (CONFIDENCE_NAMES, CONFIDENCES, KEYS_HELP, LABEL_COLORS, LabelActions,
                       describe)
 from .plot import AnnotationPlot, OverviewStrip
-from ..plots.labeled import overview_values
+from ..plots.labeled import DimensionStack, overview_values
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         top_lay.addWidget(self.label_line)
         lay.addWidget(top)
         self.plot = AnnotationPlot(central)
+        self.dims = DimensionStack(self.plot.plotItem, self.plot.curve.opts["pen"])  # multivariate
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.plot.onset_picked.connect(self.set_onset)
         self.plot.change_points_edited.connect(self.set_change_points)
@@ -422,9 +423,9 @@ class AnnotationWindow(LabelActions, QMainWindow):
             self.show_error(f"Cannot show {sid}: {err}")
             return
         self.current = series
-        shown = overview_values(series)  # a multivariate series: its scaled dimensions' mean
-        self.plot.set_series(shown, self.session.protocol)
-        self.overview.set_values(shown)
+        # a multivariate series: its dimensions stacked (the overview shows their scaled mean)
+        self.plot.set_series(self.dims.display(series), self.session.protocol)
+        self.overview.set_values(overview_values(series))
         self._show_label()
         if self.review_mode and self.review is not None:
             self.review.show_series(series)
