@@ -16,6 +16,8 @@ from segview.core.annotation.store import Store  # noqa: E402
 from segview.core.model import Series  # noqa: E402
 from segview.gui.annotate.window import AnnotationWindow  # noqa: E402
 
+from .test_annotate import make_window  # noqa: E402
+
 N = 3000
 IDS = ("warm-a", "warm-b", "warm-c")
 
@@ -58,13 +60,7 @@ class Keys:
 
 
 def _window(qtbot, db: str, session: str = "kb") -> AnnotationWindow:
-    w = AnnotationWindow()
-    qtbot.addWidget(w)
-    w.resize(1200, 700)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+    w = make_window(qtbot)  # shown and active: shortcuts need an active window
     assert w.open_session(db, session, "kim")
     return w
 
