@@ -7,7 +7,8 @@ calibration (``calibrate="block"``, 399 bootstrap series per critical value). Al
 variants of docs/berry-hellerstein.md (Monte Carlo critical values, true phi, Gaussianised data,
 warm-up, batch means) with ``--diagnose``.
 
-Run: ``python tests/benchmarks/bench_fisher_size.py [--reps 600] [--diagnose]`` (several CPU minutes).
+Run: ``python tests/benchmarks/bench_fisher_size.py [--reps 600] [--diagnose | --power]`` (several CPU
+minutes; the docs used 600, 400 and 150 replications).
 """
 from __future__ import annotations
 
@@ -111,12 +112,31 @@ def diagnose(reps: int) -> list[str]:
     return lines
 
 
+def power(reps: int) -> list[str]:
+    """Share of runs with a change reported when the utilisation changes half-way (N = 1000)."""
+    lines = ["| rho | drho | default | calibrate=block |", "|---|---|---|---|"]
+    for rho in (0.2, 0.5):
+        for drho in (0.1, 0.3):
+            f, b = [], []
+            for s in range(reps):
+                x = mm1_response_times(1000, rho, drho=drho, seed=10_000 + s)[0].values
+                f.append(segview.detect(x, "fisher").change_points.size > 0)
+                b.append(segview.detect(x, "fisher", calibrate="block").change_points.size > 0)
+            lines.append(f"| {rho} | +{drho} | {np.mean(f):.2f} | {np.mean(b):.2f} |")
+            print(lines[-1], flush=True)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=600)
     ap.add_argument("--diagnose", action="store_true", help="the cause study instead of the table")
+    ap.add_argument("--power", action="store_true", help="power with a change instead of the table")
     args = ap.parse_args(argv)
-    lines = diagnose(args.reps) if args.diagnose else size_table(args.reps)
+    if args.power:
+        lines = power(args.reps)
+    else:
+        lines = diagnose(args.reps) if args.diagnose else size_table(args.reps)
     print("\n".join(lines))
     return 0
 
