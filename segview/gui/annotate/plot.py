@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor
 
 from ..plots.navigation import XZoomViewBox
 from ..plots.overview import PanViewBox
-from ..plots.style import light_grid, peak_downsampling
+from ..plots.style import for_display, label_exponent, light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 CURSOR_COLOR = "#6a1b9a"
@@ -96,7 +96,9 @@ class AnnotationPlot(pg.PlotWidget):
         self.protocol = protocol
         self.values = np.asarray(values, dtype=np.float64)
         n = len(self.values)
-        self.curve.setData(np.arange(n, dtype=np.float64), self.values, skipFiniteCheck=True)
+        self.shown, k = for_display(self.values)  # drawn values; readouts use self.values
+        self.curve.setData(np.arange(n, dtype=np.float64), self.shown, skipFiniteCheck=True)
+        label_exponent(self.plotItem, k)
         self.plotItem.setLimits(xMin=-0.02 * n, xMax=1.02 * n, minXRange=min(10.0, max(n, 1)))
         self.onset_line.setBounds((0, max(n - 1, 0)))
         self.set_onset(None)
@@ -174,7 +176,7 @@ class AnnotationPlot(pg.PlotWidget):
         self._mark(self.onset)
 
     def _mark(self, index: int) -> None:
-        self.dot.setData([index], [self.values[index]])
+        self.dot.setData([index], [self.shown[index]])
         self.onset_line.label.setFormat(f"onset {index}\n{self.values[index]:.6g}")
 
     def _on_onset_dragging(self, line: pg.InfiniteLine) -> None:
@@ -333,7 +335,8 @@ class OverviewStrip(pg.PlotWidget):
         main.plotItem.getViewBox().sigXRangeChanged.connect(self._on_main_range)
 
     def set_values(self, values: np.ndarray) -> None:
-        self.curve.setData(np.arange(len(values), dtype=np.float64), values, skipFiniteCheck=True)
+        self.curve.setData(np.arange(len(values), dtype=np.float64), for_display(values)[0],
+                           skipFiniteCheck=True)
         self.plotItem.autoRange(padding=0.02)
         self._on_main_range(None, self.main.plotItem.getViewBox().viewRange()[0])
 

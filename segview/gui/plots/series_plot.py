@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from ...core.model import Series
 from .labeled import AnnotationLines, DimensionStack
-from .style import light_grid, peak_downsampling
+from .style import for_display, label_exponent, light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 REFERENCE_COLOR = "#000000"
@@ -46,7 +46,9 @@ class SeriesPlot:
         n = len(series)
         x = series.xs()
         self.plot.enableAutoRange(x=True, y=True)
-        self.curve.setData(x, self.stack.display(series), skipFiniteCheck=True)
+        shown, k = for_display(self.stack.display(series))
+        self.curve.setData(x, shown, skipFiniteCheck=True)
+        label_exponent(self.plot, k)
         span = float(x[-1] - x[0]) if n > 1 else 1.0
         self.plot.setLimits(xMin=float(x[0]) - 0.02 * span, xMax=float(x[-1]) + 0.02 * span,
                             minXRange=min(10.0, span) if span > 0 else 1.0)

@@ -36,3 +36,35 @@ def peak_downsampling(plot: pg.PlotItem, clip: bool = True) -> None:
     """
     plot.setDownsampling(auto=True, mode="peak")
     plot.setClipToView(clip)
+
+
+def for_display(values: object) -> tuple[object, int]:
+    """``(values / 10**k, k)`` with ``k = 0`` for ordinary magnitudes.
+
+    Qt's raster engine crashes (segfault) when a view transform's scale overflows, and a series of
+    subnormal values spans about 1e-323: fitting it to a few hundred pixels needs a scale of 1e325.
+    Values whose magnitude is beyond 1e+-100 are therefore drawn in units of 10**k, and the y axis
+    says so (:func:`label_exponent`); readouts keep the original values.
+    """
+    import numpy as np
+
+    arr = np.asarray(values, dtype=np.float64)
+    finite = arr[np.isfinite(arr)]
+    top = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if top == 0.0:
+        return arr, 0
+    k = int(np.floor(np.log10(top)))
+    if -100 <= k <= 100:
+        return arr, 0
+    # two steps: 10.0**k itself under- or overflows near the ends of the float range
+    half = k // 2
+    return (arr / 10.0 ** half) / 10.0 ** (k - half), k
+
+
+def label_exponent(plot: pg.PlotItem, k: int, axis: str = "left") -> None:
+    """Show (or clear) the ``x 1eK`` unit of values drawn by :func:`for_display`."""
+    ax = plot.getAxis(axis)
+    if k:
+        ax.setLabel(f"× 1e{k}")
+    else:
+        ax.showLabel(False)
