@@ -104,10 +104,10 @@ class ParamSpec:
         if self.kind == "str":
             value = str(raw)
             if self.choices and value not in self.choices:
-                raise ParameterError(self.name, f"{value!r} is not one of {', '.join(self.choices)}")
+                raise ParameterError(self.name, f"{_short(value)} is not one of {', '.join(self.choices)}")
             return value
         if isinstance(raw, bool):
-            raise ParameterError(self.name, f"expected a number, got {raw!r}")
+            raise ParameterError(self.name, f"expected a number, got {_short(raw)}")
         return self._coerce_number(raw)
 
     def _coerce_bool(self, raw: Any) -> bool:
@@ -120,7 +120,7 @@ class ParamSpec:
             return True
         if text in _FALSE:
             return False
-        raise ParameterError(self.name, f"expected true or false, got {raw!r}")
+        raise ParameterError(self.name, f"expected true or false, got {_short(raw)}")
 
     def _coerce_number(self, raw: Any) -> int | float:
         try:
@@ -131,15 +131,15 @@ class ParamSpec:
             alias = f" or one of {', '.join(self.aliases)}" if self.aliases else ""
             raise ParameterError(self.name, f"expected a number{alias}, got {_short(raw)}") from None
         if not math.isfinite(value):
-            raise ParameterError(self.name, f"must be finite, got {raw!r}")
+            raise ParameterError(self.name, f"must be finite, got {_short(raw)}")
         if self.kind == "int":
             if value != int(value):
-                raise ParameterError(self.name, f"expected a whole number, got {raw!r}")
+                raise ParameterError(self.name, f"expected a whole number, got {_short(raw)}")
             value = int(value)
         if self.low is not None and value < self.low:
-            raise ParameterError(self.name, f"{value!r} is below the minimum {_fmt(self.low)}")
+            raise ParameterError(self.name, f"{_short(value)} is below the minimum {_fmt(self.low)}")
         if self.high is not None and value > self.high:
-            raise ParameterError(self.name, f"{value!r} is above the maximum {_fmt(self.high)}")
+            raise ParameterError(self.name, f"{_short(value)} is above the maximum {_fmt(self.high)}")
         return value
 
 

@@ -95,6 +95,16 @@ class SciSpinBox(QDoubleSpinBox):
         return (QValidator.State.Acceptable, text, pos)
 
 
+def _log_interp(lo: float, hi: float, frac: float) -> float:
+    """``lo * (hi / lo) ** frac`` in log space (the ratio overflows for ranges like 1e-300..1e300)."""
+    return math.exp(math.log(lo) + frac * (math.log(hi) - math.log(lo)))
+
+
+def _log_frac(lo: float, hi: float, value: float) -> float:
+    """Where ``value`` sits between ``lo`` and ``hi`` on a log scale (0..1)."""
+    return (math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo))
+
+
 class ParamEditor(QWidget):
     """Editor for one parameter; ``changed`` fires on user edits (and on ``set_value(emit=True)``)."""
 
@@ -209,16 +219,18 @@ class ParamEditor(QWidget):
             if self._zero_tick():
                 if tick <= 0:
                     return 0 if s.kind == "int" else 0.0
-                v = llo * (hi / llo) ** ((tick - 1) / (LOG_TICKS - 1))
+                v = _log_interp(llo, hi, (tick - 1) / (LOG_TICKS - 1))
             else:
-                v = llo * (hi / llo) ** (tick / LOG_TICKS)
+                v = _log_interp(llo, hi, tick / LOG_TICKS)
             v = float(f"{v:.3g}")  # round numbers on a log slider (0.1, 0.25, 4.7, 1e+03)
         else:
             v = lo + tick * (hi - lo) / self._ticks()
             if s.step:
                 v = lo + round((v - lo) / s.step) * s.step
         v = min(max(v, lo), hi)
-        return int(round(v)) if s.kind == "int" else float(round(v, 10))
+        if s.kind == "int":  # a QSpinBox holds 32-bit ints (the CP-SSD seed goes to 2**32 - 1)
+            return int(min(max(round(v), -INT_LIMIT), INT_LIMIT))
+        return float(round(v, 10))
 
     def value_to_tick(self, value: float) -> int:
         s = self.spec
@@ -231,10 +243,10 @@ class ParamEditor(QWidget):
                     return 0
                 if value <= llo:
                     return 1
-                return 1 + int(round((LOG_TICKS - 1) * math.log(value / llo) / math.log(hi / llo)))
+                return 1 + int(round((LOG_TICKS - 1) * _log_frac(llo, hi, value)))
             if value <= llo:
                 return 0
-            return int(round(LOG_TICKS * math.log(value / llo) / math.log(hi / llo)))
+            return int(round(LOG_TICKS * _log_frac(llo, hi, value)))
         return int(round((value - lo) / (hi - lo) * self._ticks()))
 
     def _on_slider_changed(self, tick: int) -> None:
@@ -306,6 +318,8 @@ class ParamEditor(QWidget):
         if self.alias is not None:
             self.alias.setCurrentText(str(value) if isinstance(value, str) else CUSTOM)
         if value is not None and not isinstance(value, str):
+            if self.spec.kind == "int":
+                value = min(max(int(value), self.spin.minimum()), self.spin.maximum())
             self.spin.setValue(value)
             if self.slider is not None:
                 self.slider.setValue(self.value_to_tick(value))
