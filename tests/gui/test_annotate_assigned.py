@@ -50,4 +50,5 @@ def test_multivariate_series_is_annotated_with_stacked_dimensions(qtbot, tmp_pat
     assert len(w.dims.extra) == 1
     assert [name for _, name in w.plot.plotItem.getAxis("left")._tickLevels[0]] == [
         "Pace", "Distance"]
+    assert w.plot.readout(3) == f"sample 3  Pace {run.values[3, 0]:.6g}  Distance {run.values[3, 1]:.6g}"
     w.close()

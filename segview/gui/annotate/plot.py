@@ -12,7 +12,7 @@ other judges and detectors (review mode) are separate, non-interactive items.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -52,6 +52,7 @@ class AnnotationPlot(pg.PlotWidget):
         self.plotItem.setAutoVisible(y=True)  # y fits the samples in view when zoomed in x
         self.plotItem.getViewBox().sigXRangeChanged.connect(self._on_x_range)
         self._symbols = False
+        self.describe_sample: Callable[[int], str] | None = None
         self.values = np.empty(0)
         self.protocol = "steady_state"
         # onset line, its steady region and the snapped-sample dot
@@ -138,6 +139,8 @@ class AnnotationPlot(pg.PlotWidget):
         return int(np.clip(np.floor(x + 0.5), 0, max(self.n - 1, 0)))
 
     def readout(self, index: int) -> str:
+        if self.describe_sample is not None:  # e.g. every dimension of a multivariate series
+            return f"sample {index}  {self.describe_sample(index)}"
         return f"sample {index}  value {self.values[index]:.6g}"
 
     # ------------------------------------------------------------------ keyboard cursor

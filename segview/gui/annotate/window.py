@@ -106,6 +106,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         lay.addWidget(top)
         self.plot = AnnotationPlot(central)
         self.dims = DimensionStack(self.plot.plotItem, self.plot.curve.opts["pen"])  # multivariate
+        self.plot.describe_sample = self.dims.describe  # readout in the data's own units
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.plot.onset_picked.connect(self.set_onset)
         self.plot.change_points_edited.connect(self.set_change_points)
