@@ -324,8 +324,8 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
     over the block (``G(s)`` plus the chord of the concave :func:`_lb_len` with :func:`rows_schur`,
     whose rows may end up to ``STALE`` positions before ``e``: fewer rows only lower it) exceeds
     an upper bound of ``G(e)`` plus ``delta``: none of its pieces can be the optimum or be
-    recorded. The block of the previous optimum's start is evaluated first, then the others from
-    ``e`` backwards, so the upper bound is tight early.
+    recorded. The block of the previous optimum's start is evaluated first and gives the upper
+    bound (with the short pieces).
 
     Returns ``(next_e, nrec, skipped)``: ``next_e < e1`` when the record buffers are full (grow
     them and call again from ``next_e``); ``skipped`` counts the pieces not evaluated.
@@ -348,6 +348,7 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
     mat = np.zeros((p0 + 1, p0 + 1))
     cache_s = np.zeros(e1 // SUB + 2)
     cache_e = np.full(e1 // SUB + 2, -1, dtype=np.int64)
+    keep = np.zeros(e1 // SUB + 2, dtype=np.bool_)
     cap = rec_s.size
     skipped = 0
     for e in range(e0, e1):
@@ -364,45 +365,66 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
         for s in range(bulk, last + 1):
             upper = min(upper, gcost[s] + col[s])
         first = min(max(garg[e - 1], 0) // SUB, nblk - 1) if nblk > 0 else -1
-        for it in range(nblk + 1 if nblk > 0 else 0):  # the first block, then from e backwards
-            bi = first if it == 0 else nblk - it
-            if it > 0 and bi == first:
-                continue
-            s0 = bi * SUB
+        if first >= 0:
+            s0 = first * SUB
             s1 = min(s0 + SUB, bulk)
-            if prune and it > 0:
-                finite = False
-                for s in range(s0, s1):
-                    if gcost[s] < np.inf:
-                        finite = True
-                        break
-                if not finite:
-                    for s in range(s0, s1):
-                        col[s] = np.inf
-                    continue
-                # the bound for rows [s1 - 1 + P, e') holds for every e >= e': refresh it every
-                # STALE end positions only
-                if cache_e[bi] < 0 or e - cache_e[bi] >= STALE or e < cache_e[bi]:
-                    cache_s[bi] = rows_schur(s_arr, q_arr, s1 - 1 + p0, e, p0, mat)
-                    cache_e[bi] = e
-                schur = cache_s[bi]
-                if schur > 0.0:
-                    # the length bound is concave in L, so above its chord over the block
-                    fa = _lb_len(e - s0, schur, logn)
-                    slope = ((_lb_len(e - s1 + 1, schur, logn) - fa) / (s1 - 1 - s0)
-                             if s1 - 1 > s0 else 0.0)
-                    lb = np.inf
-                    for s in range(s0, s1):
-                        lb = min(lb, gcost[s] + fa + slope * (s - s0))
-                    if lb > upper + delta + 1e-6:
-                        for s in range(s0, s1):
-                            col[s] = np.inf
-                        skipped += s1 - s0
-                        continue
             cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
             for j in range(s1 - s0):
                 col[s0 + j] = outb[j]
                 upper = min(upper, gcost[s0 + j] + outb[j])
+        # decide every other block against that upper bound, then evaluate the kept ones in runs
+        # of up to BLOCK starts (fewer, longer vectorised calls)
+        for bi in range(nblk):
+            keep[bi] = True
+            if bi == first:
+                keep[bi] = False  # done
+                continue
+            if not prune:
+                continue
+            s0 = bi * SUB
+            s1 = min(s0 + SUB, bulk)
+            finite = False
+            for s in range(s0, s1):
+                if gcost[s] < np.inf:
+                    finite = True
+                    break
+            if not finite:
+                for s in range(s0, s1):
+                    col[s] = np.inf
+                keep[bi] = False
+                continue
+            # the bound for rows [s1 - 1 + P, e') holds for every e >= e': refresh it every
+            # STALE end positions only
+            if cache_e[bi] < 0 or e - cache_e[bi] >= STALE or e < cache_e[bi]:
+                cache_s[bi] = rows_schur(s_arr, q_arr, s1 - 1 + p0, e, p0, mat)
+                cache_e[bi] = e
+            schur = cache_s[bi]
+            if schur > 0.0:
+                # the length bound is concave in L, so above its chord over the block
+                fa = _lb_len(e - s0, schur, logn)
+                slope = ((_lb_len(e - s1 + 1, schur, logn) - fa) / (s1 - 1 - s0)
+                         if s1 - 1 > s0 else 0.0)
+                lb = np.inf
+                for s in range(s0, s1):
+                    lb = min(lb, gcost[s] + fa + slope * (s - s0))
+                if lb > upper + delta + 1e-6:
+                    for s in range(s0, s1):
+                        col[s] = np.inf
+                    skipped += s1 - s0
+                    keep[bi] = False
+        bi = 0
+        while bi < nblk:
+            if not keep[bi]:
+                bi += 1
+                continue
+            s0 = bi * SUB
+            s1 = s0
+            while bi < nblk and keep[bi] and s1 - s0 < BLOCK:
+                s1 = min((bi + 1) * SUB, bulk)
+                bi += 1
+            cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
+            for j in range(s1 - s0):
+                col[s0 + j] = outb[j]
         best = np.inf
         arg = -1
         for s in range(0, last + 1):
