@@ -230,6 +230,15 @@ def test_pruned_search_equals_dense_random(seed, n, k):
     _same_optimum(y, max_order=int(rng.integers(0, 8)))
 
 
+@pytest.mark.slow
+def test_pruned_search_equals_dense_on_ce_a_like_series():
+    """1895 points, 20 breaks, idle (constant) pieces: many blocks skipped, grouped columns."""
+    from segview.core.workload import ce_a_like
+    y = ce_a_like(0)[0]
+    r = _same_optimum(y)
+    assert r.stats["n_breaks"] == 19
+
+
 def test_pruned_search_records_few_pieces_and_skips_blocks():
     y = piecewise_ar(D1, 1024, 0)
     prep = autoparm.prepare(y, autoparm.SPEC.coerce({}), RunContext())

@@ -188,7 +188,7 @@ def dp_chunk(s_arr, q_arr, p0, spans, floor, logn, w, gcost, garg, f, b, e0, e1)
 
 BLOCK = 256  # pieces per vectorised cost call (array sizes)
 SUB = 64  # starts per lower-bound test
-STALE = 16  # end positions a cached lower bound is reused for
+GROUP = 32  # end positions whose costs are computed together, block by block
 
 
 @njit(cache=True, nogil=True)
@@ -320,12 +320,16 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
     """Optimal partitioning for end positions ``e`` in ``[e0, e1)`` (``G(e) = min_s G(s) + C(s, e)``,
     ties: smallest ``s``), recording every piece with ``G(s) + C(s, e) <= G(e) + delta``.
 
-    With ``prune``, a block of ``SUB`` starts is skipped when a lower bound of ``G(s) + C(s, e)``
-    over the block (``G(s)`` plus the chord of the concave :func:`_lb_len` with :func:`rows_schur`,
-    whose rows may end up to ``STALE`` positions before ``e``: fewer rows only lower it) exceeds
-    an upper bound of ``G(e)`` plus ``delta``: none of its pieces can be the optimum or be
-    recorded. The block of the previous optimum's start is evaluated first and gives the upper
-    bound (with the short pieces).
+    End positions go in groups of ``GROUP``. Starts ``s < lo = ea - maxspan + 1`` (``ea``: the
+    group's first end) make admissible pieces of every order for every end of the group and have
+    final ``G(s)``; their costs are computed block by block for all ends of the group at once (the
+    block's prefix sums stay in cache). The remaining starts follow end by end.
+
+    With ``prune``, a block of ``SUB`` starts is skipped at end ``e`` when a lower bound of
+    ``G(s) + C(s, e)`` over the block (``G(s)`` plus the chord of the concave :func:`_lb_len` with
+    :func:`rows_schur` over the rows before ``ea``: fewer rows only lower it) exceeds an upper
+    bound of ``G(e)`` (the costs through the previous optimum's block) plus ``delta``: none of its
+    pieces can be the optimum or be recorded.
 
     Returns ``(next_e, nrec, skipped)``: ``next_e < e1`` when the record buffers are full (grow
     them and call again from ``next_e``); ``skipped`` counts the pieces not evaluated.
@@ -344,62 +348,57 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
     accb = np.zeros(BLOCK)
     bestb = np.zeros(BLOCK)
     outb = np.zeros(BLOCK)
+    colg = np.empty((GROUP, e1 + 1))
     col = np.empty(e1 + 1)
+    upper = np.empty(GROUP)
     mat = np.zeros((p0 + 1, p0 + 1))
-    cache_s = np.zeros(e1 // SUB + 2)
-    cache_e = np.full(e1 // SUB + 2, -1, dtype=np.int64)
-    keep = np.zeros(e1 // SUB + 2, dtype=np.bool_)
+    keep = np.zeros((e1 // SUB + 2, GROUP), dtype=np.bool_)
     cap = rec_s.size
     skipped = 0
-    for e in range(e0, e1):
-        last = e - minspan
-        bulk = e - bigspan + 1  # s < bulk: every order admissible
-        if bulk < 0:
-            bulk = 0
-        for s in range(bulk, last + 1):
-            col[s] = piece_cost_fast(s_arr, q_arr, s, e, p0, spans, floor, logn, w, g, v, phi,
-                                     tmp)
-        nblk = (bulk + SUB - 1) // SUB
-        # upper bound on G(e): the short pieces and the sub-block of the last optimum's start
-        upper = np.inf
-        for s in range(bulk, last + 1):
-            upper = min(upper, gcost[s] + col[s])
-        first = min(max(garg[e - 1], 0) // SUB, nblk - 1) if nblk > 0 else -1
+    for ea in range(e0, e1, GROUP):
+        eb = min(ea + GROUP, e1)
+        ne = eb - ea
+        lo = ea - bigspan + 1
+        if lo < 0:
+            lo = 0
+        nblk = (lo + SUB - 1) // SUB
+        for r in range(ne):
+            upper[r] = np.inf
+        first = min(max(garg[ea - 1], 0) // SUB, nblk - 1) if nblk > 0 else -1
         if first >= 0:
             s0 = first * SUB
-            s1 = min(s0 + SUB, bulk)
-            cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
-            for j in range(s1 - s0):
-                col[s0 + j] = outb[j]
-                upper = min(upper, gcost[s0 + j] + outb[j])
-        # decide every other block against that upper bound, then evaluate the kept ones in runs
-        # of up to BLOCK starts (fewer, longer vectorised calls)
+            s1 = min(s0 + SUB, lo)
+            for r in range(ne):
+                cost_block(s_arr, q_arr, ea + r, s0, s1, p0, floor, logn, wT, gb, phib, accb,
+                           bestb, outb)
+                for j in range(s1 - s0):
+                    colg[r, s0 + j] = outb[j]
+                    upper[r] = min(upper[r], gcost[s0 + j] + outb[j])
         for bi in range(nblk):
-            keep[bi] = True
             if bi == first:
-                keep[bi] = False  # done
-                continue
-            if not prune:
                 continue
             s0 = bi * SUB
-            s1 = min(s0 + SUB, bulk)
+            s1 = min(s0 + SUB, lo)
+            for r in range(ne):
+                keep[bi, r] = True
             finite = False
             for s in range(s0, s1):
                 if gcost[s] < np.inf:
                     finite = True
                     break
             if not finite:
-                for s in range(s0, s1):
-                    col[s] = np.inf
-                keep[bi] = False
+                for r in range(ne):
+                    keep[bi, r] = False
+                    for s in range(s0, s1):
+                        colg[r, s] = np.inf
                 continue
-            # the bound for rows [s1 - 1 + P, e') holds for every e >= e': refresh it every
-            # STALE end positions only
-            if cache_e[bi] < 0 or e - cache_e[bi] >= STALE or e < cache_e[bi]:
-                cache_s[bi] = rows_schur(s_arr, q_arr, s1 - 1 + p0, e, p0, mat)
-                cache_e[bi] = e
-            schur = cache_s[bi]
-            if schur > 0.0:
+            if not prune:
+                continue
+            schur = rows_schur(s_arr, q_arr, s1 - 1 + p0, ea, p0, mat)
+            if not schur > 0.0:
+                continue
+            for r in range(ne):
+                e = ea + r
                 # the length bound is concave in L, so above its chord over the block
                 fa = _lb_len(e - s0, schur, logn)
                 slope = ((_lb_len(e - s1 + 1, schur, logn) - fa) / (s1 - 1 - s0)
@@ -407,46 +406,93 @@ def op_sweep(s_arr, q_arr, p0, spans, floor, logn, w, wT, gcost, garg, e0, e1, d
                 lb = np.inf
                 for s in range(s0, s1):
                     lb = min(lb, gcost[s] + fa + slope * (s - s0))
-                if lb > upper + delta + 1e-6:
+                if lb > upper[r] + delta + 1e-6:
+                    keep[bi, r] = False
                     for s in range(s0, s1):
-                        col[s] = np.inf
+                        colg[r, s] = np.inf
                     skipped += s1 - s0
-                    keep[bi] = False
+        # kept blocks: runs of up to BLOCK starts, every end of the group while they are in cache
         bi = 0
         while bi < nblk:
-            if not keep[bi]:
+            if bi == first:
                 bi += 1
                 continue
             s0 = bi * SUB
+            b_end = bi
             s1 = s0
-            while bi < nblk and keep[bi] and s1 - s0 < BLOCK:
-                s1 = min((bi + 1) * SUB, bulk)
-                bi += 1
-            cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb, outb)
-            for j in range(s1 - s0):
-                col[s0 + j] = outb[j]
-        best = np.inf
-        arg = -1
-        for s in range(0, last + 1):
-            val = gcost[s] + col[s]
-            if val < best:
-                best = val
-                arg = s
-        limit = best + delta
-        count = 0
-        for s in range(0, last + 1):
-            if gcost[s] + col[s] <= limit:
-                count += 1
-        if nrec + count > cap:
-            return e, nrec, skipped
-        gcost[e] = best
-        garg[e] = arg
-        for s in range(0, last + 1):
-            if gcost[s] + col[s] <= limit:
-                rec_s[nrec] = s
-                rec_e[nrec] = e
-                rec_c[nrec] = col[s]
-                nrec += 1
+            while b_end < nblk and b_end != first and s1 - s0 < BLOCK:
+                s1 = min((b_end + 1) * SUB, lo)
+                b_end += 1
+            for r in range(ne):
+                # the run's kept part for this end: from its first to its last kept block
+                k0 = bi
+                while k0 < b_end and not keep[k0, r]:
+                    k0 += 1
+                if k0 == b_end:
+                    continue
+                k1 = b_end - 1
+                while not keep[k1, r]:
+                    k1 -= 1
+                a0 = k0 * SUB
+                a1 = min((k1 + 1) * SUB, lo)
+                cost_block(s_arr, q_arr, ea + r, a0, a1, p0, floor, logn, wT, gb, phib, accb,
+                           bestb, outb)
+                for j in range(a1 - a0):
+                    if keep[a0 // SUB + j // SUB, r] or (a0 + j) // SUB == first:
+                        colg[r, a0 + j] = outb[j]
+            bi = b_end
+        # end by end: the starts from lo on, the optimum and the recorded pieces
+        for r in range(ne):
+            e = ea + r
+            last = e - minspan
+            bulk = e - bigspan + 1
+            if bulk < lo:
+                bulk = lo
+            for s0 in range(lo, bulk, BLOCK):
+                s1 = min(s0 + BLOCK, bulk)
+                cost_block(s_arr, q_arr, e, s0, s1, p0, floor, logn, wT, gb, phib, accb, bestb,
+                           outb)
+                for j in range(s1 - s0):
+                    col[s0 + j] = outb[j]
+            for s in range(bulk, last + 1):
+                col[s] = piece_cost_fast(s_arr, q_arr, s, e, p0, spans, floor, logn, w, g, v, phi,
+                                         tmp)
+            best = np.inf
+            arg = -1
+            for s in range(0, min(lo, last + 1)):
+                val = gcost[s] + colg[r, s]
+                if val < best:
+                    best = val
+                    arg = s
+            for s in range(lo, last + 1):
+                val = gcost[s] + col[s]
+                if val < best:
+                    best = val
+                    arg = s
+            limit = best + delta
+            count = 0
+            for s in range(0, min(lo, last + 1)):
+                if gcost[s] + colg[r, s] <= limit:
+                    count += 1
+            for s in range(lo, last + 1):
+                if gcost[s] + col[s] <= limit:
+                    count += 1
+            if nrec + count > cap:
+                return e, nrec, skipped
+            gcost[e] = best
+            garg[e] = arg
+            for s in range(0, min(lo, last + 1)):
+                if gcost[s] + colg[r, s] <= limit:
+                    rec_s[nrec] = s
+                    rec_e[nrec] = e
+                    rec_c[nrec] = colg[r, s]
+                    nrec += 1
+            for s in range(lo, last + 1):
+                if gcost[s] + col[s] <= limit:
+                    rec_s[nrec] = s
+                    rec_e[nrec] = e
+                    rec_c[nrec] = col[s]
+                    nrec += 1
     return e1, nrec, skipped
 
 
