@@ -174,9 +174,11 @@ def _watch_compilation() -> Any:
 
         def on_start(self, ev: Any) -> None:
             self.depth += 1
-            disp = (ev.data or {}).get("dispatcher")
-            name = getattr(getattr(disp, "py_func", None), "__name__", "kernel")
-            text = f"compiling numba kernel {name} (first run only)"
+            func = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+            if str(getattr(func, "__module__", "")).startswith("segview"):
+                text = f"compiling numba kernel {func.__name__} (first run only)"
+            else:  # numba's own helpers compiled for a segview kernel
+                text = "compiling numba kernels (first run only)"
             _set_phase(PHASE_COMPILING, text)
             slot = _SHARED.get("slot")
             if slot is not None:
