@@ -299,7 +299,9 @@ def test_candidate_tree_is_figure_4():
     assert len(tree) == 1 + 2 + 4 and max(nd["depth"] for nd in tree) == 2
     assert all(nd["T"] > 1 for nd in tree)
     track = res.track("candidate tree (Tc = 0)")
-    assert np.isnan(track.y).sum() == 2 * len(tree)
+    assert np.isnan(track.y).sum() == len(tree)  # one tick per candidate
+    assert np.all(np.diff(track.xs()) >= 0)  # plots clip and downsample assuming sorted x
+    assert track.y[0] == -float(min(tree, key=lambda nd: nd["q"])["depth"])
     # the faithful result itself is unchanged by the option
     plain = segview.detect(x, "fisher")
     assert list(plain.change_points) == list(res.change_points) == [200, 350]

@@ -337,15 +337,18 @@ def candidate_tree(x: NDArray[np.float64], depth: int, min_size: int = 1
 
 
 def _tree_track(nodes: list[dict[str, float]]) -> Track:
-    """Draw the candidate tree as line pieces (NaN separated): each tested subseries is a bar at
-    height ``-depth`` and its candidate a tick down to the next level."""
+    """Draw the candidate tree as NaN-separated vertical ticks, x ascending (the plots clip and
+    downsample assuming sorted x): the candidate of a depth-d subseries spans heights -d to -d-0.8,
+    so the root's candidate is on top and each level's candidates sit one row lower."""
     xs: list[float] = []
     ys: list[float] = []
-    for nd in nodes:
+    for nd in sorted(nodes, key=lambda nd: (nd["q"], nd["depth"])):
         d = -float(nd["depth"])
-        xs += [nd["a"], nd["b"] - 1, nd["q"], nd["q"], nd["q"], nd["q"]]
-        ys += [d, d, math.nan, d, d - 1.0, math.nan]
-    return Track("candidate tree (Tc = 0)", np.asarray(ys), x=np.asarray(xs, dtype=np.float64))
+        xs += [nd["q"], nd["q"], nd["q"]]
+        ys += [d, d - 0.8, math.nan]
+    low = -1.0 - max((float(nd["depth"]) for nd in nodes), default=0.0)
+    return Track("candidate tree (Tc = 0)", np.asarray(ys), x=np.asarray(xs, dtype=np.float64),
+                 y_range=(low, 0.0))
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
