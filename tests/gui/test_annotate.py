@@ -441,3 +441,36 @@ def test_cli_annotate_opens_or_creates_the_session(qtbot, tmp_path, monkeypatch,
     for w in QApplication.topLevelWidgets():
         if isinstance(w, AnnotationWindow):
             w.close()
+
+
+def test_point8_failed_clear_on_a_full_disk_is_never_reported_as_saved(qtbot, db, monkeypatch):
+    """Issue 17, item 8: a clear that fails on a full disk showed "Not saved" and then
+    "Saved ... cleared". The write itself fails here (Store.write), as on a full disk."""
+    from contextlib import contextmanager
+
+    from segview.core.errors import RecoverableError
+
+    w = make_window(qtbot)
+    assert w.open_session(db, "steady", "jana")
+    sid = w.series_id
+    key(qtbot, w, Qt.Key.Key_U)
+    assert stored_labels(db, "steady", "jana")[sid].steady is False
+    saved: list[str] = []
+    w.saved.connect(saved.append)
+
+    @contextmanager
+    def full_disk(self):
+        raise RecoverableError(f"annotation database {self.display_url}: not saved "
+                               "(database or disk is full)")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(Store, "write", full_disk)
+    with qtbot.waitSignal(w.failed):
+        key(qtbot, w, Qt.Key.Key_Backspace)
+    status = w.statusBar().currentMessage()
+    assert status.startswith("Not saved") and "disk is full" in status
+    assert "Saved" not in status and "cleared" not in status
+    assert saved == []  # no success signal for the failed action
+    assert w.label_line.text().startswith("Your label: unsteady")  # what the store still holds
+    monkeypatch.undo()
+    assert stored_labels(db, "steady", "jana")[sid].steady is False

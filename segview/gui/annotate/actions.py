@@ -152,7 +152,10 @@ class LabelActions:
         try:
             self.session.clear(self.judge, sid)
         except (RecoverableError, SQLAlchemyError) as err:
+            # the label stays; a "Saved ... cleared" after this would be false (issue 17, item 8)
             self.show_error(f"Not saved: {err}")
+            self._refresh()
+            return
         self._refresh()
         text = f"Saved {time.strftime('%H:%M:%S')}: {sid} cleared (not labelled)"
         self.status(text)
