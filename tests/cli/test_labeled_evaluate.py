@@ -62,3 +62,17 @@ def test_detect_joint_or_per_dimension(tmp_path, capsys):
     assert main(["detect", str(p), "-m", "kbkssd", "--per-dimension"]) == 0
     out = capsys.readouterr().out
     assert "run_log/Pace" in out and "run_log/Distance" in out
+
+
+@pytest.mark.shared
+def test_run_log_detect_then_evaluate_with_cp_truth(tcpd_copy, tmp_path, capsys):
+    pred = tmp_path / "p.csv"
+    data = tcpd_copy / "datasets" / "run_log.json"
+    assert main(["detect", str(data), "-m", "pelt", "-o", str(pred), "-j", "1"]) == 0
+    rows = list(csv.DictReader(open(pred, newline="")))
+    assert [r["series_id"] for r in rows] == ["run_log"] and rows[0]["change_points"]
+    capsys.readouterr()
+    assert main(["evaluate", "--cp-truth", str(tcpd_copy / "annotations.json"), str(pred),
+                 "--series", str(data), "--format", "csv"]) == 0
+    got = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["row"] == "series"]
+    assert [r["series_id"] for r in got] == ["run_log"] and float(got[0]["cover"]) > 0
