@@ -28,7 +28,8 @@ _STEPS_PER_CALL = 1 << 20
 #: The ``search`` parameter of ``op`` and ``pelt``.
 SEARCH_PARAM = ParamSpec(
     "search", "str", "auto", choices=SEARCHES,
-    help="How the exact optimum is searched (the result is the same): auto runs FPOP (functional "
+    help="How the optimum is searched (the result is the same; under mbic PELT's own search is "
+         "not exact, op's is): auto runs FPOP (functional "
          "pruning, Maidstone et al. 2017; near-linear even with few changes) for the l2 cost with "
          "min_size 1, one thread and a penalty other than mbic, else the dynamic programme; dp "
          "always runs the detector's own dynamic programme (OP or PELT); fpop requires FPOP.")

@@ -7,13 +7,14 @@ wavefront (numba ``prange``, GIL released; static or dynamic chunking). PELT: Ki
 Eckley (2012, JASA), with deferred pruning so that it is exact for every ``min_size`` (spec §4)
 *when the penalty is a constant per change point* (bic, aic, hq, numbers).
 
-PELT and MBIC: ``penalty="mbic"`` (the default) adds ``ln(m)`` to the cost of every segment of length
-m. PELT's pruning lemma needs ``C(a, s) + C(s, b) + K <= C(a, b)`` for a constant K, but
-``ln(s - a) + ln(b - s)`` exceeds ``ln(b - a)`` by up to ``ln((b - a) / 4)``, unbounded in the segment
-length; so the rule ``F(tau) + C(tau, t) > F(t)`` can drop a ``tau`` that would have been optimal
-later, and PELT can return a segmentation with a higher penalised cost than the optimum. segview's PELT prunes
-as R ``changepoint``'s does and returns the same change points (TCPDBench's published PELT results
-are reproduced); ``op`` evaluates every candidate and is the exact reference under MBIC (on TCPD's
+PELT and MBIC: ``penalty="mbic"`` (the default) adds ``ln(m)`` to the cost of every segment of
+length m. PELT's pruning lemma needs ``C(a, s) + C(s, b) + K <= C(a, b)``; the squared errors
+satisfy it with K = 0, but ``ln(s - a) + ln(b - s)`` exceeds ``ln(b - a)`` by up to ``ln((b - a) /
+4)``, so with MBIC it holds only for K = -ln(n / 4). R ``changepoint`` and segview prune with K = 0
+(the rule ``F(tau) + C(tau, t) > F(t)``), which can drop a ``tau`` that would have been optimal
+later: PELT can then return a segmentation with a higher penalised cost than the optimum. segview's
+PELT keeps R's behaviour and returns its change points (TCPDBench's published PELT results are
+reproduced); ``op`` evaluates every candidate and is the exact reference under MBIC (on TCPD's
 ``co2_canada`` with the ``tcpdbench`` preset, op's penalised cost is lower than PELT's).
 
 Units: ``scale`` (default ``zscore``, :mod:`._scale`) rescales the data before the costs see it, so
