@@ -50,7 +50,7 @@ def help_presets(spec: DetectorSpec) -> list[str]:
         return []
     lines = ["  presets (--preset NAME; --param values override them):"]
     for pr in spec.presets:
-        values = " ".join(f"{k}={format_value(v)}" for k, v in pr.values.items())
+        values = " ".join(f"{k}={format_value(v)}" for k, v in pr.values.items()) or "(defaults)"
         lines.append(f"    {pr.name}: {values}")
         if pr.help:
             lines.append(f"      {pr.help}")
