@@ -70,3 +70,10 @@ def test_r_scale_matches_r_on_known_values():
                                    0.3872983346207417, 1.161895003862225], rtol=1e-15)
     z, sd, mean = r_scale(np.full(5, 2.0))
     assert sd == 1.0 and np.all(z == 0)
+
+
+def test_zscore_near_the_float_limit():
+    y = np.r_[np.zeros(50), np.ones(50)] * 1e300 + 1e299
+    z, sd, mean = r_scale(y)
+    assert np.all(np.isfinite(z)) and np.isfinite(sd) and sd > 0
+    np.testing.assert_allclose(z[:50], -z[50:])

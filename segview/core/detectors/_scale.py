@@ -98,8 +98,14 @@ def r_scale(y: NDArray[np.float64]) -> tuple[NDArray[np.float64], float, float]:
     n = y.size
     mean = float(np.cumsum(y.astype(np.longdouble))[-1] / n)
     c = y - mean
-    ss = float(np.cumsum((c * c).astype(np.longdouble))[-1])
+    with np.errstate(over="ignore"):
+        ss = float(np.cumsum((c * c).astype(np.longdouble))[-1])
     sd = math.sqrt(ss / max(1, n - 1))
+    if not math.isfinite(sd) or not math.isfinite(mean):
+        # |y| near the float64 limit (R gives Inf/NaN here): standardise y / max|y| instead
+        top = float(np.max(np.abs(y)))
+        z, sd_small, mean_small = r_scale(y / top)
+        return z, sd_small * top, mean_small * top
     if not sd > 0.0:
         return c, 1.0, mean
     return c / sd, sd, mean
