@@ -91,3 +91,30 @@ def test_item07_ctrl_c_stops_the_batch_within_two_seconds(busy_batch):
     assert busy_batch.returncode == 130
     assert "interrupted" in busy_batch.stderr.read().decode()
     assert _until(lambda: not any(_alive(w) for w in workers), 5)
+
+
+def _crash_in_workers(values, params, ctx):
+    """A detector that kills the worker process running it on the series of 5 samples."""
+    from segview.core.result import DetectionResult
+
+    if len(values) == 5 and os.environ.get("SEGVIEW_TEST_PARENT") != str(os.getpid()):
+        os._exit(3)
+    return DetectionResult(detector="fake_crash", params=params,
+                           change_points=np.array([], dtype=np.int64))
+
+
+def test_a_dying_worker_fails_its_rows_not_the_batch(monkeypatch):
+    from segview.core.evaluation.batch import MethodSpec, run_batch
+    from segview.core.model import Series
+    from segview.core.registry import DetectorSpec
+    from tests.fakes import registered
+
+    monkeypatch.setenv("SEGVIEW_TEST_PARENT", str(os.getpid()))
+    spec = DetectorSpec(name="fake_crash", label="Crash", version="1", produces="change_points",
+                        params=(), run=_crash_in_workers)
+    series = [Series(np.arange(float(n)), id=f"s{n}") for n in (8, 5, 9, 7)]
+    with registered(spec):
+        rows = run_batch(series, [MethodSpec(spec, spec.defaults())], workers=2)
+    by_id = {r["series_id"]: r["error"] for r in rows}
+    assert by_id.pop("s5").startswith("a worker process died while running fake_crash")
+    assert by_id == {"s8": None, "s9": None, "s7": None}

@@ -20,6 +20,8 @@ Cancelling (``ctx``, or Ctrl-C in the calling thread) keeps what finished: ``run
 from __future__ import annotations
 
 import concurrent.futures as cf
+import multiprocessing as mp
+from concurrent.futures.process import BrokenProcessPool
 import logging
 import math
 import os
@@ -236,16 +238,44 @@ class LocalExecutor(Executor):
         self.workers = max(1, int(workers or os.cpu_count() or 1))
 
     def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
-        pool = cf.ProcessPoolExecutor(self.workers, initializer=_init_worker,
-                                      initargs=(list(series),))
-        futures = [pool.submit(_pool_task, members, idx, full) for members, idx in tasks]
-        try:
-            for fut in cf.as_completed(futures):
-                yield fut.result()
-        except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
-            terminate_pool(pool)
-            raise
-        pool.shutdown(wait=True)
+        """Yields each task's rows. A worker that dies (a crash in compiled code, the OOM killer,
+        a fork of a process whose thread pools do not survive forking) breaks the pool: the
+        unfinished tasks are retried once in a fresh pool of spawned workers, and tasks that
+        break that one too are reported as failed rows instead of ending the run."""
+        pending = list(tasks)
+        for attempt, context in enumerate((None, "spawn")):
+            if not pending:
+                return
+            mp_context = None if context is None else mp.get_context(context)
+            pool = cf.ProcessPoolExecutor(self.workers, mp_context=mp_context,
+                                          initializer=_init_worker, initargs=(list(series),))
+            futures = {pool.submit(_pool_task, members, idx, full): k
+                       for k, (members, idx) in enumerate(pending)}
+            done: set[int] = set()
+            try:
+                for fut in cf.as_completed(futures):
+                    try:
+                        rows = fut.result()
+                    except BrokenProcessPool:
+                        break
+                    done.add(futures[fut])
+                    yield rows
+            except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
+                terminate_pool(pool)
+                raise
+            if len(done) < len(pending):
+                terminate_pool(pool)
+            else:
+                pool.shutdown(wait=True)
+            pending = [t for k, t in enumerate(pending) if k not in done]
+            if pending and attempt == 0:
+                log.warning("a worker process died; retrying %d task(s) in fresh worker processes",
+                            len(pending))
+        for members, idx in pending:
+            yield [(si, ri, {"steady_index": None, "change_points": [], "runtime_ms": 0.0,
+                             "error": f"a worker process died while running {ms.spec.name} on "
+                                      "this series (twice); see the log"})
+                   for si, ms in members for ri in idx]
 
 
 class DaskExecutor(Executor):
@@ -260,7 +290,10 @@ class DaskExecutor(Executor):
         if client is None and not address:
             raise InputError("scheduler", "give a scheduler address or a Client")
         self._own = client is None
-        self.client = client if client is not None else Client(address)
+        try:
+            self.client = client if client is not None else Client(address)
+        except (OSError, ValueError, TypeError) as err:  # unreachable, refused, malformed address
+            raise InputError(f"scheduler {address}", f"cannot be used ({err})") from None
         n = sum(self.client.nthreads().values())
         self.workers = max(1, int(n))
 

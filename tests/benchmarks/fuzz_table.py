@@ -1,0 +1,384 @@
+"""Issue 17's table, re-measured: hostile inputs per area, how many were handled.
+
+A case is *handled* when it ends in a correct result or in one of segview's named errors (a
+RecoverableError, or for the CLI an exit code 0/1/2 without a traceback); it *fails* on any other
+exception, a hang (a per-case alarm), or output that breaks segview's promises (indices out of
+range, non-finite loaded values). Run: ``python tests/benchmarks/fuzz_table.py [--quick]``.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+import math
+import os
+import signal
+import sqlite3
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import segview  # noqa: E402
+from segview.cli.main import main  # noqa: E402
+from segview.core.errors import RecoverableError  # noqa: E402
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(*_):
+    raise Hang()
+
+
+signal.signal(signal.SIGALRM, _alarm)
+
+
+def attempt(fn, timeout=60):
+    """'ok' | 'handled' | 'FAILED: ...'"""
+    signal.alarm(timeout)
+    try:
+        fn()
+        return "ok"
+    except RecoverableError:
+        return "handled"
+    except Hang:
+        return "FAILED: hang"
+    except Exception as err:  # noqa: BLE001
+        return f"FAILED: {type(err).__name__}: {str(err)[:120]}"
+    finally:
+        signal.alarm(0)
+
+
+# ------------------------------------------------------------------------------ loaders
+
+def loader_cases(tmp: Path):
+    numbers = [1.0, 2.5, -3.0, 0.0, 1e-320, 1e308, 10**400, "1", None, True, [], {}, "nan",
+               float("nan"), float("inf")]
+    cases = []
+
+    def add(area, name, text=None, raw=None, make=None):
+        p = tmp / area / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if make is not None:
+            make(p)
+        elif raw is not None:
+            p.write_bytes(raw)
+        else:
+            p.write_text(text)
+        cases.append((area, p))
+
+    # JMH fork lists
+    for k, v in enumerate(numbers):
+        add("jmh", f"val{k}.json", json.dumps([[1.0, v, 3.0]], allow_nan=True) if not (
+            isinstance(v, int) and abs(v) > 1e300) else "[[1.0, " + str(v) + ", 3.0]]")
+    for k, t in enumerate(["[]", "[[]]", "[[],[1]]", "[1,2,3]", "[[1,2],[3,[4]]]", "{}", "null",
+                           "[[1,2,3]", "[" * 3000 + "]" * 3000, "[[1,2,3]]garbage", '"text"',
+                           "[[1e999]]", "[[-1e999]]", "[[NaN]]", "[[Infinity]]", "\ufeff[[1,2]]",
+                           "[[1,2]]\n\n", " ", "[[" + ",".join(["1"] * 100000) + "]]",
+                           "[[1.5, 2.5, 3.5], [4.5]]"]):
+        add("jmh", f"shape{k}.json", t)
+    # JMH -rf json results
+    base = {"benchmark": "b.M.m", "mode": "thrpt", "primaryMetric": {"score": 1, "scoreUnit": "ops/s",
+                                                                     "rawData": [[1.0, 2.0, 3.0]]}}
+    variants = [base, {**base, "primaryMetric": 5}, {**base, "primaryMetric": None},
+                {**base, "primaryMetric": {"rawData": "x"}}, {**base, "primaryMetric": {"rawData": []}},
+                {**base, "primaryMetric": {"rawData": [[]]}}, {**base, "primaryMetric": {"rawData": [[1, "a"]]}},
+                {**base, "primaryMetric": {"rawData": [[1, None]]}}, {**base, "params": {"n": [1, 2]}},
+                {**base, "benchmark": None}, {**base, "benchmark": 5}, {"mode": "thrpt"},
+                {**base, "primaryMetric": {"rawData": [[1, 2]], "scoreUnit": 7}},
+                {**base, "primaryMetric": {"rawData": [[1e400 if False else 1e308, 1.0]]}}]
+    for k, v in enumerate(variants):
+        add("jmh-rf", f"r{k}.json", json.dumps([v]))
+    add("jmh-rf", "r_many.json", json.dumps([base] * 50))
+    add("jmh-rf", "r_mixed.json", json.dumps([base, 5, None, "x"]))
+    # CSV
+    csvs = ["", ",,,\n", "a\n", "a\n1\n", "a,b\n1\n", "a\n" + "1" * 200000 + "\n", "a\nx\n",
+            "a\nnan\n", "a\ninf\n", "a\n1e400\n", "x,a\n1,2\n1,3\n", "x,a\nb,2\n",
+            "series_id,index,value\ns,0,1\ns,1,2\n", "series_id,index,value\ns,a,1\n",
+            "series_id,index,value\ns,0,1\ns,0,2\n", "series_id,index,value\ns,5,1\n",
+            'a\n"1\n', "a;b\n1;2\n", "a\tb\n1\t2\n", "\ufeffa\n1\n2\n", "a,a\n1,2\n",
+            "=cmd,b\n1,2\n", "a\n" + "\n".join(["1"] * 100000) + "\n", "a\n\x00\n",
+            "a,b\n1,2,3\n", "series_id,judge,steady,index\ns,a,1,5\n", "a\n-0\n",
+            "a\n1_000\n", "a\n0x10\n", "a\n 1 \n"]
+    for k, t in enumerate(csvs):
+        add("csv", f"c{k}.csv", t)
+    # Extra-P text
+    extrap = ["", "PARAMETER p\n", "PARAMETER p\nPOINTS 1 2 3\nREGION r\nMETRIC t\nDATA 1 2 3\nDATA 2 3 4\nDATA 3 4 5\n",
+              "PARAMETER p\nPOINTS 1 2 3\nDATA 1\n", "POINTS 1 2\nDATA 1\nDATA 2\n",
+              "PARAMETER p\nPOINTS a b\nDATA 1\nDATA 2\n", "PARAMETER p\nPOINTS 1 2\nDATA x\nDATA 2\n",
+              "PARAMETER p\nPOINTS 1 2\nDATA nan\nDATA 2\n", "PARAMETER p\nPOINTS -1 -2\nDATA 1\nDATA 2\n",
+              "PARAMETER p\nPOINTS 1 2\nDATA 1e400\nDATA 2\n", "GARBAGE\n", "PARAMETER\n",
+              "PARAMETER p q\nPOINTS ( 1 2 ) ( 3 4 )\nDATA 1\nDATA 2\n", "PARAMETER p\nPOINTS 1\nDATA\n",
+              "PARAMETER p\nPOINTS " + " ".join(map(str, range(1, 3000))) + "\n"]
+    for k, t in enumerate(extrap):
+        add("extrap", f"e{k}.txt", t)
+    # TCPD
+    good = {"name": "t", "n_obs": 3, "n_dim": 1, "time": {"index": [0, 1, 2]},
+            "series": [{"label": "V1", "type": "float", "raw": [1.0, 2.0, 3.0]}]}
+    tcpd = [good, {**good, "n_obs": 4}, {**good, "n_obs": "3"}, {**good, "n_obs": -1},
+            {**good, "series": []}, {**good, "series": "x"}, {**good, "series": [5]},
+            {**good, "series": [{"label": "V1", "raw": [1, None, 3]}]},
+            {**good, "series": [{"label": "V1", "raw": [1, "a", 3]}]},
+            {**good, "time": {"index": [0, 1, 2], "raw": 5}},
+            {**good, "time": {"index": [0, 1, 2], "raw": ["a", "b"]}},
+            {**good, "time": {"index": [0, 1, 2], "raw": ["2020-01-01", "2020-01-02", "2020-01-03"]}},
+            {**good, "time": 7}, {**good, "n_dim": 2},
+            {**good, "n_dim": 2, "series": [{"label": "a", "raw": [1, 2, 3]}, {"label": "b", "raw": [1, 2]}]},
+            {**good, "n_dim": 2, "series": [{"label": "a", "raw": [1, 2, 3]}, {"label": "a", "raw": [1, 2, 3]}]},
+            {"name": "t"}, {**good, "name": None}, {**good, "name": "x" * 300},
+            {**good, "series": [{"label": 5, "raw": [1, 2, 3]}]}]
+    for k, v in enumerate(tcpd):
+        add("tcpd", f"t{k}.json", json.dumps(v))
+    add("tcpd", "annotations.json", json.dumps({"t": {"1": [1], "2": "x"}}))
+    # filesystem
+    add("fs", "fifo.json", make=lambda p: os.mkfifo(p))
+    add("fs", "dir.json", make=lambda p: p.mkdir())
+    add("fs", "broken_link.json", make=lambda p: p.symlink_to(p.parent / "missing.json"))
+    add("fs", "loop.json", make=lambda p: p.symlink_to(p))
+    add("fs", "binary.json", raw=bytes(range(256)))
+    add("fs", "latin1.csv", raw="a\n1\né\n".encode("latin-1"))
+    add("fs", "utf16.json", raw="[[1,2,3]]".encode("utf-16"))
+    add("fs", "empty.json", text="")
+    add("fs", "noext", text="[[1,2,3]]")
+    add("fs", "unknown.xyz", text="1,2,3")
+    add("fs", "spaces in name.json", text="[[1,2,3]]")
+    add("fs", "ünïcödé.json", text="[[1,2,3]]")
+    add("fs", ".hidden.json", text="[[1,2,3]]")
+    return cases
+
+
+def check_loaded(path: Path):
+    ds = segview.load(path)
+    for s in ds:
+        assert np.all(np.isfinite(s.values)), "non-finite values loaded"
+
+
+def run_loaders(tmp: Path):
+    rows = {}
+    for area, path in loader_cases(tmp):
+        rows.setdefault(area, []).append((path.name, attempt(lambda: check_loaded(path), 30)))
+    # each area's folder as a whole: the good files load, the others are reported
+    for area in list(rows):
+        rows[area].append((f"{area}/ (folder)", attempt(lambda: segview.load(tmp / area), 60)))
+    return rows
+
+
+# ------------------------------------------------------------------------------ detect
+
+def detect_inputs():
+    rng = np.random.default_rng(0)
+    step = np.r_[rng.normal(0, 1, 100), rng.normal(4, 1, 100)]
+    base = {
+        "empty": [], "one": [1.0], "two": [1.0, 2.0], "three": [1.0, 2.0, 3.0], "ten": list(range(10)),
+        "const": np.ones(200), "zeros": np.zeros(200), "step": step, "noise": rng.normal(size=200),
+        "int": np.round(step), "twovals": np.tile([0.0, 1.0], 100), "ramp": np.arange(200.0),
+        "spike": np.r_[np.zeros(199), 1e6], "alternating": np.tile([1e6, -1e6], 100),
+        "nan": np.r_[step[:-1], np.nan], "inf": np.r_[step[:-1], np.inf], "-inf": np.r_[-np.inf, step[1:]],
+        "allnan": np.full(50, np.nan), "2d": np.ones((50, 2)), "3d": np.ones((5, 5, 2)),
+        "strings": ["a", "b"], "mixed": [1, "a", 3], "none": [1.0, None, 2.0], "bools": [True, False] * 20,
+        "object": [object()] * 3, "nested": [[1, 2], [3]], "complex": np.ones(20) * (1 + 1j),
+        "long": rng.normal(size=5000),
+    }
+    for scale in (1e-320, 1e-300, 1e-200, 1e-160, 1e-100, 1e100, 1e160, 1e200, 1e300, 1e305, 1.7e308):
+        base[f"step*{scale:g}"] = step * scale
+    base["step+1e300"] = step + 1e300
+    base["max"] = np.full(100, 1.7976931348623157e308)
+    base["min_sub"] = np.full(100, 5e-324)
+    base["sub_pattern"] = np.array([5e-324 * (i % 5) for i in range(300)])
+    base["neg_huge"] = -np.abs(step) * 1e305
+    base["huge_mixed"] = np.r_[step[:100] * 1e-300, step[100:] * 1e300]
+    base["tiny_noise_on_big"] = 1e10 + rng.normal(size=200) * 1e-6
+    base["quantised"] = np.round(rng.normal(size=200) * 2) / 2
+    base["int64"] = np.arange(200, dtype=np.int64) * 10**12
+    base["float32"] = step.astype(np.float32)
+    base["readonly"] = np.array(step)
+    base["readonly"].flags.writeable = False
+    base["noncontig"] = np.r_[step, step][::2]
+    base["list"] = step.tolist()
+    base["tuple"] = tuple(step.tolist())
+    return base
+
+
+def check_result(values, res):
+    n = len(values)
+    cps = np.asarray(res.change_points)
+    assert cps.ndim == 1 and np.all(np.diff(cps) > 0), "change points not sorted/unique"
+    assert cps.size == 0 or (cps[0] > 0 and cps[-1] < n), "change point out of range"
+    assert res.steady_start is None or 0 <= res.steady_start < n, "onset out of range"
+
+
+def run_detect(quick: bool):
+    rows = []
+    methods = [m.name for m in segview.methods()]
+    for (name, values), method in itertools.product(detect_inputs().items(), methods):
+        if quick and method in ("cpssd", "autoparm") and name not in ("step", "const", "empty", "nan"):
+            continue
+
+        def go(values=values, method=method):
+            res = segview.detect(values, method)
+            check_result(values, res)
+        rows.append((f"{method}:{name}", attempt(go, 120)))
+    return rows
+
+
+# ------------------------------------------------------------------------------ parameters
+
+HOSTILE = [10**400, -(10**400), 2**63, -(2**63), float("nan"), float("inf"), -float("inf"), 1e308,
+           -1e308, 5e-324, "abc", "", " ", "1e400", "nan", "inf", "0x10", [], {}, (1,), True, False,
+           None, object(), b"1", 1 + 2j]
+
+
+def run_params():
+    rows = []
+    for spec in segview.methods():
+        for p in spec.params:
+            for v in HOSTILE + [p.low, p.high, (p.low or 0) - 1, (p.high or 0) + 1, p.default]:
+                def go(spec=spec, p=p, v=v):
+                    got = spec.coerce({p.name: v})[p.name]
+                    if p.kind in ("int", "float") and isinstance(got, (int, float)) \
+                            and not isinstance(got, bool):
+                        assert math.isfinite(got)
+                        assert (p.low is None or got >= p.low) and (p.high is None or got <= p.high)
+                rows.append((f"{spec.name}.{p.name}={str(v)[:12]}", attempt(go, 10)))
+        for bad in ({"nope": 1}, {"": 1}, {None: 1}):
+            rows.append((f"{spec.name} unknown {bad}", attempt(lambda spec=spec, bad=bad: spec.coerce(bad), 10)))
+    return rows
+
+
+# ------------------------------------------------------------------------------ CLI
+
+def cli_case(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code
+    if rc not in (0, 1, 2, None) or "Traceback" in err.getvalue():
+        raise AssertionError(f"rc {rc}: {err.getvalue()[-200:]}")
+
+
+def run_cli(tmp: Path):
+    folder = tmp / "cli"
+    folder.mkdir()
+    (folder / "s.json").write_text(json.dumps([[1.0] * 50 + [5.0] * 50]))
+    (folder / "bad.json").write_text("[[1,")
+    exists = tmp / "exists.csv"
+    exists.write_text("x\n")
+    s = str(folder / "s.json")
+    flags = [[], ["--param", "penalty=1e400"], ["--param", "nope=1"], ["--param", "penalty"],
+             ["--param", "=1"], ["--format", "json"], ["--format", "xml"], ["--jobs", "0"],
+             ["--jobs", "-1"], ["--jobs", "x"], ["--jobs", "2"], ["--preset", "nope"],
+             ["--preset", "faithful"], ["--help-params"], ["--out", str(exists)],
+             ["--out", "/nonexistent/x.csv"], ["--out", str(folder)], ["--cache", "/proc/x/y"],
+             ["--scheduler", "tcp://127.0.0.1:1"], ["--scheduler", "garbage"], ["--cp-index", "nope"]]
+    methods = ["binseg", "kbkssd", "nope", "all", "", "BINSEG", "op,,pelt", "binseg,binseg"]
+    rows = []
+    for m, f in itertools.product(methods, flags):
+        if f and f[0] == "--scheduler" and m not in ("binseg",):
+            continue  # one connection attempt per scheduler flag is enough
+        argv = ["detect", s, "-m", m, *f]
+        rows.append((" ".join(argv[2:])[:60], attempt(lambda argv=argv: cli_case(argv), 90)))
+    others = [["methods"], ["methods", "nope"], ["methods", "binseg"], ["detect"], ["detect", "/nope"],
+              ["detect", str(folder)], ["evaluate"], ["evaluate", "--truth", "/nope.csv", s],
+              ["evaluate", "--cp-truth", "/nope.json", s], ["aggregate", "/nope.csv", "--out", str(tmp / "o.csv")],
+              ["aggregate", str(folder / "bad.json"), "--out", str(tmp / "o.csv")], ["session", "list", "--db", "/proc/x"],
+              ["session", "progress", "nope", "--db", str(tmp / "n.sqlite")], ["session", "create", "x", "/nope",
+                                                                               "--db", str(tmp / "n.sqlite")],
+              ["watch", "/nope.json", "--once"], ["workload", "/nope.csv"], ["nonsense"], ["--version"],
+              ["detect", s, "--param", "x" * 10000], ["sensitivity"], ["tune"]]
+    for argv in others:
+        rows.append((" ".join(argv)[:60], attempt(lambda argv=argv: cli_case(argv), 90)))
+    return rows
+
+
+# ------------------------------------------------------------------------------ databases
+
+def run_databases(tmp: Path):
+    from segview.core.annotation.session import AnnotationSession
+    from segview.core.annotation.store import Store
+
+    def good(path):
+        with Store(path) as st:
+            s = AnnotationSession.create(st, "s", [segview.Series(np.arange(50.0), id="a")])
+            s.record(s.judge("j", create=True), "a", steady=True, onset=5)
+
+    def damage(kind, path):
+        if kind == "random":
+            path.write_bytes(np.random.default_rng(1).bytes(8192))
+            return
+        if kind == "foreign":
+            with sqlite3.connect(path) as c:
+                c.execute("CREATE TABLE t (x)")
+            return
+        if kind == "empty-file":
+            path.write_bytes(b"")
+            return
+        good(path)
+        with sqlite3.connect(path) as c:
+            if kind == "version-text":
+                c.execute("UPDATE segview_meta SET value='abc'")
+            elif kind == "version-future":
+                c.execute("UPDATE segview_meta SET value='999'")
+            elif kind == "bad-event-json":
+                c.execute("UPDATE events SET change_points='[1,'")
+            elif kind == "missing-table":
+                c.execute("DROP TABLE judges")
+            elif kind == "old-v1":
+                c.execute("DROP TABLE assignments")
+                c.execute("DROP TABLE item_dimensions")
+                c.execute("UPDATE segview_meta SET value='1'")
+        if kind == "truncated":
+            raw = path.read_bytes()
+            path.write_bytes(raw[: len(raw) // 2])
+        if kind == "pages":
+            raw = bytearray(path.read_bytes())
+            raw[4096:] = np.random.default_rng(2).bytes(len(raw) - 4096)
+            path.write_bytes(bytes(raw))
+
+    commands = [["session", "list"], ["session", "progress", "s"], ["session", "aggregate", "s", "--out", "OUT"],
+                ["session", "export-judgments", "s", "--out", "OUT"]]
+    rows = []
+    kinds = ["random", "foreign", "empty-file", "version-text", "version-future", "bad-event-json",
+             "missing-table", "old-v1", "truncated", "pages"]
+    for k, (kind, cmd) in enumerate(itertools.product(kinds, commands)):
+        path = tmp / f"db{k}.sqlite"
+        damage(kind, path)
+        argv = [a.replace("OUT", str(tmp / f"out{k}.csv")) for a in cmd] + ["--db", str(path)]
+        rows.append((f"{kind}: {' '.join(cmd[:2])}", attempt(lambda argv=argv: cli_case(argv), 60)))
+    return rows
+
+
+def main_() -> int:
+    quick = "--quick" in sys.argv
+    os.environ.setdefault("SEGVIEW_CACHE_DIR", tempfile.mkdtemp())
+    results = {}
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for area, rows in run_loaders(tmp).items():
+            results[f"loaders: {area}"] = rows
+        results["segview.detect (inputs x methods)"] = run_detect(quick)
+        results["parameters through the API"] = run_params()
+        results["parameters and flags through the CLI"] = run_cli(tmp)
+        results["damaged / foreign / old databases x 4 commands"] = run_databases(tmp)
+    print(f"| area | tried | handled | failed |\n| --- | --- | --- | --- |")
+    failures = []
+    for area, rows in results.items():
+        bad = [(n, r) for n, r in rows if r.startswith("FAILED")]
+        failures += [(area, n, r) for n, r in bad]
+        print(f"| {area} | {len(rows)} | {len(rows) - len(bad)} | {len(bad)} |")
+    for area, n, r in failures:
+        print(f"- {area} / {n}: {r}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_())
