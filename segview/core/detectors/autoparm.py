@@ -242,12 +242,13 @@ def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[st
        the recorded pieces; ``cl_by_pieces`` shows NaN there (``n_breaks`` forces the dense search).
     6. Within the sweep, a block of 64 candidate starts is skipped at end ``e`` when a lower bound
        of ``G(s) + C(s, e)`` over the block exceeds an upper bound of ``G(e)`` plus the recording
-       margin (the upper bound: the pieces evaluated so far at ``e``, the previous optimum's block
-       first). Such pieces can neither be ``G(e)``'s argmin nor be recorded, so ``G``, the
-       recorded set and hence the result are unchanged. The lower bound of ``C(s, e)``: Yule-Walker
-       ``L v_P`` is a Schur complement of the lag matrix of the zero-padded piece; dropping the
-       padded rows and the rows before the block's last start, and centring the rest, removes
-       positive semidefinite terms, so the Schur complement ``S`` of the remaining scatter
+       margin (the upper bound: the pieces through the previous optimum's block, evaluated first).
+       Such pieces can neither be ``G(e)``'s argmin nor be recorded, so ``G``, the recorded set
+       and hence the result are unchanged. The lower bound of ``C(s, e)``: Yule-Walker ``L v_P``
+       is a Schur complement of the lag matrix of the zero-padded piece; dropping the padded rows,
+       the rows before the block's last start and those after the first end of the current group
+       of 32 ends, and centring the rest, removes positive semidefinite terms, so the Schur
+       complement ``S`` of the remaining scatter
        (:func:`_autoparm_kernels.rows_schur`) satisfies ``S <= L v_P <= L v_p`` for every order
        ``p``, and ``C(s, e) >= log n + log L + L/2 log(2 pi S / L)`` (order 0's penalty is the
        least). That function is concave in ``L``, so its chord over the block bounds it from below.
