@@ -18,7 +18,8 @@ Input formats:
 * **Standard Workload Format** (``.swf``, Feitelson's Parallel Workloads Archive): ``;`` starts a
   comment line; each job line has 18 whitespace-separated fields. Used: field 2 submit time (s),
   field 3 wait time (s), field 4 run time (s); ``Ta = submit``, ``Ts = submit + wait``,
-  ``Te = Ts + run``. A wait or run time of ``-1`` (unknown) drops the job.
+  ``Te = Ts + run``. A wait or run time of ``-1`` (unknown) drops the job; a zero time is valid
+  there (SWF counts from the log's start).
 
 No Qt here; the ``segview workload`` command (``segview.cli.workload``) is the front end.
 """
@@ -50,8 +51,9 @@ class JobLog:
 
 
 def clean_jobs(arrival: Sequence[float], start: Sequence[float], end: Sequence[float],
-               max_runtime: float = DAY, source: str = "") -> JobLog:
-    """Drop jobs with a zero/NaN timestamp or a run time above ``max_runtime``; check the order.
+               max_runtime: float = DAY, source: str = "", drop_zero: bool = True) -> JobLog:
+    """Drop jobs with a NaN (or, with ``drop_zero``, zero) timestamp or a run time above
+    ``max_runtime``; check the order.
 
     Raises:
         DataFormatError: a kept job with ``Ta > Ts`` or ``Ts > Te`` (names the first one).
@@ -59,7 +61,9 @@ def clean_jobs(arrival: Sequence[float], start: Sequence[float], end: Sequence[f
     ta, ts, te = (np.asarray(v, dtype=np.float64) for v in (arrival, start, end))
     if not (ta.shape == ts.shape == te.shape) or ta.ndim != 1:
         raise InputError(source or "job log", "arrival, start and end need the same length")
-    ok = np.isfinite(ta) & np.isfinite(ts) & np.isfinite(te) & (ta != 0) & (ts != 0) & (te != 0)
+    ok = np.isfinite(ta) & np.isfinite(ts) & np.isfinite(te)
+    if drop_zero:
+        ok &= (ta != 0) & (ts != 0) & (te != 0)
     ok &= (te - ts) <= max_runtime
     bad = np.flatnonzero(ok & ((ta > ts) | (ts > te)))
     if bad.size:
@@ -128,8 +132,8 @@ def read_swf(path: str | Path, max_runtime: float = DAY) -> JobLog:
     ta = np.where(unknown, np.nan, a[:, 0])
     ts = ta + a[:, 1]
     te = ts + a[:, 2]
-    # SWF submit times start at 0; shift by one second so "zero timestamp" keeps meaning "missing"
-    return clean_jobs(ta + 1.0, ts + 1.0, te + 1.0, max_runtime, str(path))
+    # SWF times count from the log's start, so 0 is a valid submit time; unknown values are -1
+    return clean_jobs(ta, ts, te, max_runtime, str(path), drop_zero=False)
 
 
 def read_log(path: str | Path, columns: tuple[str, str, str] = ("submit", "start", "end"),

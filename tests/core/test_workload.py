@@ -57,7 +57,7 @@ def test_bad_order_names_the_job():
 def _write_swf(path, ta, ts, te):
     lines = ["; Version: 2.2", "; synthetic log"]
     for i, (a, s, e) in enumerate(zip(ta, ts, te), start=1):
-        fields = [i, a - 1, s - a, e - s, 1, -1, -1, 1, -1, -1, 1, 1, 1, 1, 1, -1, -1, -1]
+        fields = [i, a, s - a, e - s, 1, -1, -1, 1, -1, -1, 1, 1, 1, 1, 1, -1, -1, -1]
         lines.append(" ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in fields))
     path.write_text("\n".join(lines) + "\n")
 
@@ -151,3 +151,12 @@ def test_cli_workload_series_only(tmp_path, capsys):
     assert main(["workload", str(path), "--no-segment", "--out", str(tmp_path / "o.csv")]) == 0
     rows = (tmp_path / "o.csv").read_text().splitlines()
     assert len(rows) > 50 and rows[1].endswith(",")
+
+
+def test_swf_zero_submit_time_is_a_job_and_unknown_fields_drop(tmp_path):
+    path = tmp_path / "z.swf"
+    path.write_text("; log\n1 0 5 10 1 -1 -1 1 -1 -1 1 1 1 1 1 -1 -1 -1\n"
+                    "2 3 -1 10 1 -1 -1 1 -1 -1 1 1 1 1 1 -1 -1 -1\n")
+    log = wl.read_log(path)
+    assert log.arrival.tolist() == [0.0] and log.start.tolist() == [5.0]
+    assert log.end.tolist() == [15.0] and log.dropped == 1
