@@ -244,3 +244,16 @@ def test_right_click_menu_offers_view_all_and_export(qtbot, make_window):
     texts = [t for t, _ in filter(None, win.main_plot.vb.menu_items())]
     assert "View all" in texts and "Export plot…" in texts
     assert any("diagnostic tracks" in t for t in texts)
+
+
+def test_diagnostic_tracks_collapse_and_come_back(qtbot, make_window, sample):
+    win = make_window(fakes.FAKE_ONSET)
+    with qtbot.waitSignal(win.overlay_updated, timeout=10000):
+        assert win.open_paths([str(sample)])
+    track = win.tracks.view("fake_onset", "relative level").plot
+    assert track in win.layout_item.items
+    win.tracks_action.trigger()  # View > Diagnostic tracks (Ctrl+T)
+    assert track not in win.layout_item.items and not win.tracks_action.isChecked()
+    assert win.lanes.plot in win.layout_item.items  # the lanes stay
+    win.show_tracks(True)
+    assert track in win.layout_item.items and win.tracks_action.isChecked()
