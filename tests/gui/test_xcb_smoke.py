@@ -78,3 +78,14 @@ def test_real_app_on_xcb_opens_explorer_and_annotator(xvfb_display):
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "platform xcb" in done.stdout and "-> ok" in done.stdout
+
+
+def test_ci_installs_exactly_the_readme_packages():
+    """.ci/run reads the package list out of qtdeps.py; its extraction must see every package."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    line = next(ln for ln in script.splitlines() if ln.startswith("qt_pkgs="))
+    if shutil.which("bash") is None or shutil.which("sed") is None:
+        pytest.skip("bash/sed not available")
+    got = subprocess.run(["bash", "-c", f"{line}; echo $qt_pkgs"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=30).stdout.split()
+    assert got == list(qtdeps.APT_PACKAGES)
