@@ -105,7 +105,7 @@ class SeriesTableModel(QAbstractTableModel):
             return (f"{spec.label}: onset (or number of change points) with the current "
                     "parameters; a parameter change clears the column"
                     + (f"\n\u2022 computed with changed parameters: {note}" if note
-                       else "\n(faithful defaults)"))
+                       else "\n(defaults)"))
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex,

@@ -173,9 +173,9 @@ class ExplorerControls:
 
     def restore_faithful_defaults(self) -> None:
         self.settings.clear_params()
-        self.undo_stack.beginMacro("Restore faithful defaults")
+        self.undo_stack.beginMacro("Restore defaults")
         try:
             self.param_panel.reset_all()
         finally:
             self.undo_stack.endMacro()
-        self.post("Restored the faithful defaults of every method (Ctrl+Z undoes)")
+        self.post("Restored the defaults of every method (Ctrl+Z undoes)")

@@ -125,8 +125,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
                 base = "defaults" if box.preset == DEFAULTS else box.preset
                 parts.append(f"{s.label} ({', '.join(f'{n}={self.params[s.name][n]!r}' for n in names)}"
                              f"; vs {base})")
-        return ("Parameters restored from your last session differ from the faithful defaults: "
-                + "; ".join(parts) + ". Settings > Restore faithful defaults resets them."
+        return ("Parameters restored from your last session differ from the defaults: "
+                + "; ".join(parts) + ". Settings > Restore defaults resets them."
                 if parts else "")
 
     # ------------------------------------------------------------------ building
@@ -330,7 +330,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self._action(r, "&Evaluate…", self.open_evaluation, "Ctrl+Shift+E",  # evaluation view hook
                      "compare onset methods with a truth on the loaded series")
         s = mb.addMenu("&Settings")
-        self._action(s, "Restore &faithful defaults", self.restore_faithful_defaults)
+        self._action(s, "Restore &defaults", self.restore_faithful_defaults)
         h = mb.addMenu("&Help")
         self._action(h, "&Keyboard shortcuts", self._on_help_keys, [QKeySequence("F1")])
         self._action(h, "&About segview", lambda: show_about(self))

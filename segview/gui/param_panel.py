@@ -441,7 +441,7 @@ class MethodParamsBox(QGroupBox):
             lab.setFont(f)
             lab.setText(("\u2022 " if differs else "") + p.display
                         + (SLOW_MARK if p.stage == "prepare" else ""))
-        base = "faithful defaults" if self.preset == DEFAULTS else f"preset {self.preset}"
+        base = "defaults" if self.preset == DEFAULTS else f"preset {self.preset}"
         if differing:
             text = f"{len(differing)} changed from {base}: " + ", ".join(sorted(differing))
         else:
@@ -474,8 +474,9 @@ class ParamPanel(QScrollArea):
         self._layout = QVBoxLayout(inner)
         self.boxes: dict[str, MethodParamsBox] = {}
         hint = QLabel(f"{SLOW_MARK.strip()} = slow stage (re-computed when changed); "
-                      "\u2022 = differs from the faithful default; the shown values at start are the "
-                      "faithful (published) defaults", inner)
+                      "\u2022 = differs from the defaults (or the chosen preset). Defaults are the "
+                      "papers' settings except where those need unit-free data; the Preset menu's "
+                      "'faithful' is always the paper's configuration", inner)
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #666;")
         self._layout.addWidget(hint)
