@@ -70,7 +70,9 @@ def main() -> None:
               flush=True)
         for name, kw in VARIANTS.items():
             cl, m, migs, t = ga(y, args.restarts, seed + 1, **kw)
-            print(f"  {name:<26} best of {args.restarts}: CL {cl:.1f} (+{100 * (cl - cl_ex) / cl_ex:.1f} %)"
+            gap = (f"+{100 * (cl - cl_ex) / cl_ex:.1f} %" if cl_ex > 0
+                   else f"+{cl - cl_ex:.1f} nats")  # a negative code length: no percentage
+            print(f"  {name:<26} best of {args.restarts}: CL {cl:.1f} ({gap})"
                   f", {m} breaks, migrations {min(migs)}-{max(migs)} (mean {np.mean(migs):.0f}), "
                   f"{t:.1f} s", flush=True)
 
