@@ -162,6 +162,9 @@ class ExplorerControls:
         return True
 
     def cancel_jobs(self) -> None:
+        loader = self.__dict__.get("_loader")  # Esc also stops a background load
+        if loader is not None:
+            loader.cancel()
         busy = self.runner.is_busy()
         self.runner.cancel_all()
         if busy:

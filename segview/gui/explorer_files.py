@@ -11,9 +11,10 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QSpinBox, QWidget)
 
 from ..core.errors import RecoverableError
-from ..core.io import load
+from ..core.io import Dataset, load
 from ..core.io.labels_csv import LabelRow, read_labels
 from .export import detection_row, export_plot, write_csv
+from .loading import BackgroundLoader, is_small
 
 
 class ExportOptionsDialog(QDialog):
@@ -47,13 +48,44 @@ class ExplorerFiles:
     ``run_on_all`` of the window."""
 
     # ------------------------------------------------------------------ opening
-    def open_paths(self, paths: list[str]) -> bool:
-        """Load files/folders (replacing the current dataset); False when nothing could be loaded."""
+    def open_paths(self, paths: list[str], background: bool | None = None) -> bool:
+        """Load files/folders (replacing the current dataset); False when nothing could be loaded.
+
+        Large inputs (more than a few hundred files or megabytes, :func:`~.loading.is_small`) are
+        read on a worker thread with progress and Cancel in the status bar: this returns True at
+        once and the dataset is installed when ``self.loading.loaded`` fires (``loading.done``
+        after any outcome). ``background`` forces either way.
+        """
+        paths = [str(p) for p in paths]
+        if background is None:
+            background = not is_small(paths)
+        if background:
+            self.loading.start(paths, fill_missing=getattr(self, "fill_missing", None))
+            self.post(f"Loading {', '.join(paths)} in the background (Esc cancels)")
+            return True
+        if self.loading.busy():
+            self.loading.cancel(quiet=True)  # the newer request wins
         try:
             ds = load(paths, fill_missing=getattr(self, "fill_missing", None))
         except RecoverableError as err:
             self.post(f"Cannot open: {err}")
             return False
+        return self._install_dataset(paths, ds)
+
+    @property
+    def loading(self) -> BackgroundLoader:
+        loader = self.__dict__.get("_loader")
+        if loader is None:
+            loader = BackgroundLoader(self.statusBar(), self)
+            loader.loaded.connect(self._install_dataset)
+            loader.failed.connect(lambda paths, msg: self.post(f"Cannot open: {msg}"))
+            loader.cancelled.connect(lambda paths: self.post(
+                f"Loading cancelled: {', '.join(map(str, paths))} (the previous data stays)"))
+            self.__dict__["_loader"] = loader
+        return loader
+
+    def _install_dataset(self, paths: list[str], ds: Dataset) -> bool:
+        """Show a loaded dataset (GUI thread): labels beside it, recent files, the first series."""
         for problem in ds.problems:
             self.post(f"Skipped {problem}")
         labels: dict[str, LabelRow] = dict(ds.labels)  # a segview export's aggregated labels

@@ -443,6 +443,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
             self.settings.save_layout(self.saveGeometry(), self.saveState())
             self.settings.set_enabled_methods(self.enabled)
             self.settings.sync()
+        loader = self.__dict__.get("_loader")
+        if loader is not None and not loader.shutdown(5000):
+            log.warning("the background load did not stop within 5 s")
         if not self.runner.shutdown(2000):
             log.warning("some detector threads did not stop within 2 s")
         super().closeEvent(event)

@@ -27,11 +27,14 @@ def _values(rs: random.Random, n: int) -> list[str]:
 
 
 @pytest.mark.parametrize("delimiter", [",", ";", "\t"])
-def test_fast_path_is_bit_identical_to_cell_by_cell(tmp_path, monkeypatch, delimiter):
+@pytest.mark.parametrize("chunk", [1 << 20, 97])  # one piece; pieces of a few lines
+def test_fast_path_is_bit_identical_to_cell_by_cell(tmp_path, monkeypatch, delimiter, chunk):
+    monkeypatch.setattr(csv_series, "_CHUNK_CHARS", chunk)
     rs = random.Random(17)
     cols = ["index", "x", "a", "b"]
     n = 700
-    rows = [delimiter.join([str(i), *(_values(rs, 3))]) for i in range(n)]
+    rows = [delimiter.join([str(i), *(_values(rs, 3))]) + ("\n" if i % 50 == 7 else "")
+            for i in range(n)]  # some blank lines too
     path = tmp_path / "wide.csv"
     path.write_text(delimiter.join(cols) + "\n" + "\n".join(rows) + "\n\n", encoding="utf-8")
     text, delim = csv_series._text_and_delimiter(path)

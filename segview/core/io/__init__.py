@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+from ..context import NULL_CONTEXT, RunContext
 from ..errors import DataFormatError, SegviewError
 from ..model import Series
 from .csv_series import LabelsFileError
@@ -162,32 +163,41 @@ def _add_export(ds: Dataset, folder: Path) -> None:
 
 
 def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
-         fill_missing: str | None = None) -> Dataset:
+         fill_missing: str | None = None, ctx: RunContext | None = None) -> Dataset:
     """Load series from a file, a folder, or several of either.
 
     Args:
         fill_missing: how to fill missing values of formats that have them (TCPD ``null``):
             None (default) reports them as errors; ``"linear"`` or ``"previous"`` fill them
             (see :data:`segview.core.io.tcpd_json.FILL_RULES`).
+        ctx: progress (the fraction of files read, with the file's name) and cancellation,
+            checked between files; a background load in the explorer passes one.
 
     Raises:
         DataFormatError: a named single file is malformed, or a path does not exist. Problems inside
             folders are collected in ``Dataset.problems`` instead. A segview export folder whose
             files changed since export is an error too.
+        Cancelled: ``ctx`` was cancelled (nothing is returned).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    paths = list(paths)
+    ctx = ctx or NULL_CONTEXT
     ds = Dataset()
     opts = {"fill_missing": fill_missing}
-    for raw in paths:
+    for i, raw in enumerate(paths):
+        ctx.check()
         p = Path(raw)
         if not p.exists():
             raise DataFormatError(str(p), "no such file or folder")
         if p.is_dir():
             files, exports = _folder_files(p)
             for folder in exports:
+                ctx.check()
                 _add_export(ds, folder)
-            for f in files:
+            for k, f in enumerate(files):
+                ctx.check()
+                ctx.progress((i + k / len(files)) / len(paths), f"file {k + 1} of {len(files)}: {f.name}")
                 if f.name == ANNOTATIONS_FILE:
                     try:
                         _add_annotations(ds, f)
@@ -205,12 +215,15 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
         elif p.name == ANNOTATIONS_FILE:
             _add_annotations(ds, p)
         else:
+            ctx.progress(i / len(paths), f"reading {p.name}")
             try:
                 ds.series.extend(load_file(p, **opts))
             except LabelsFileError:
                 ds.label_files.append(p)
             _nearby_annotations(ds, p)
+    ctx.check()
     _check_unique_ids(ds)
+    ctx.progress(1.0, f"{len(ds.series)} series read")
     return ds
 
 

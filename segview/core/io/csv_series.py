@@ -26,6 +26,7 @@ from ..model import Series
 from .readers import NotSeriesFile, read_text
 
 LONG_COLUMNS = ("series_id", "index", "value")
+_CHUNK_CHARS = 1 << 20
 
 
 class LabelsFileError(NotSeriesFile):
@@ -216,13 +217,28 @@ def _read_wide_fast(path: Path, text: str, delimiter: str) -> list[Series] | Non
     lower = [h.lower() for h in header]
     if not header or "series_id" in lower:
         return None  # long / multivariate / labels layouts: the general reader
-    try:
-        arr = np.loadtxt(io.StringIO(body), delimiter=delimiter, comments=None, ndmin=2,
-                         dtype=np.float64, encoding=None)
-    except (ValueError, TypeError, OverflowError, MemoryError):
+    parts = []
+    start = 0
+    while start < len(body):
+        # ~1 MB pieces: loadtxt holds the GIL while it parses, so a load on a worker thread gives
+        # the GUI thread a turn between pieces (one 85 MB call froze the explorer for seconds)
+        end = body.find("\n", start + _CHUNK_CHARS)
+        end = len(body) if end < 0 else end + 1
+        piece = body[start:end]
+        start = end
+        if not piece.strip():
+            continue
+        try:
+            arr = np.loadtxt(io.StringIO(piece), delimiter=delimiter, comments=None, ndmin=2,
+                             dtype=np.float64, encoding=None)
+        except (ValueError, TypeError, OverflowError, MemoryError):
+            return None
+        if arr.shape[1] != len(header) or not np.isfinite(arr).all():
+            return None
+        parts.append(arr)
+    if not parts:
         return None
-    if arr.shape[0] == 0 or arr.shape[1] != len(header) or not np.isfinite(arr).all():
-        return None
+    arr = parts[0] if len(parts) == 1 else np.concatenate(parts)
     return _wide_series(path, header, {j: np.ascontiguousarray(arr[:, j]) for j in range(len(header))})
 
 

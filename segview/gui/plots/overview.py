@@ -7,7 +7,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from ...core.model import Series
 from .labeled import overview_values
 from .series_plot import AXIS_WIDTH, SERIES_PEN
-from .style import for_display, peak_downsampling
+from .style import envelope, for_display, peak_downsampling
 
 
 class PanViewBox(pg.ViewBox):
@@ -57,7 +57,8 @@ class Overview:
         main.vb.sigXRangeChanged.connect(self._on_main_range_changed)
 
     def set_series(self, series: Series) -> None:
-        self.curve.setData(series.xs(), for_display(overview_values(series))[0], skipFiniteCheck=True)
+        x, y = envelope(series.x, for_display(overview_values(series))[0])
+        self.curve.setData(x, y, skipFiniteCheck=True)
         self.plot.autoRange(padding=0.01)  # the default pads a 70 px strip by ~10 % on each side
         self._on_main_range_changed(self.main, self.main.viewRange()[0])
 

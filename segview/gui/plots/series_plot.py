@@ -36,6 +36,7 @@ class SeriesPlot:
         self.reference.hide()
         plot.addItem(self.reference, ignoreBounds=True)
         self.series: Series | None = None
+        self._xs = np.zeros(0)
         self.stack = DimensionStack(plot, pg.mkPen(SERIES_PEN, width=1))  # multivariate bands
         self.annotations = AnnotationLines(plot)  # annotators' change points (TCPD)
         self._hover: Callable[[str], None] | None = None
@@ -44,15 +45,17 @@ class SeriesPlot:
     def set_series(self, series: Series) -> None:
         self.series = series
         n = len(series)
-        x = series.xs()
-        self.plot.enableAutoRange(x=True, y=True)
+        x = self._xs = series.xs()  # once per series: np.arange of 1e7 points is 80 MB and ~50 ms
+        # Limits and view range first, on an empty curve, then the data once: every range change
+        # re-downsamples the curve, which for 1e7 points cost ~0.1 s each (six of them).
+        self.curve.setData(np.zeros(0), np.zeros(0))
         shown, k = for_display(self.stack.display(series))
-        self.curve.setData(x, shown, skipFiniteCheck=True)
         label_exponent(self.plot, k)
         span = float(x[-1] - x[0]) if n > 1 else 1.0
         self.plot.setLimits(xMin=float(x[0]) - 0.02 * span, xMax=float(x[-1]) + 0.02 * span,
                             minXRange=min(10.0, span) if span > 0 else 1.0)
         self.reset_view()
+        self.curve.setData(x, shown, skipFiniteCheck=True)
 
     def reset_view(self) -> None:
         """Fit the whole series, y auto-ranged; x auto-range stays off so clipping to the view works.
@@ -62,7 +65,7 @@ class SeriesPlot:
         """
         if self.series is None:
             return
-        xs = self.series.xs()
+        xs = self._xs
         self.plot.setAutoVisible(y=True)
         self.plot.enableAutoRange(x=False, y=True)
         self.plot.setXRange(float(xs[0]), float(xs[-1]) if xs.size > 1 else float(xs[0]) + 1.0,
@@ -78,7 +81,7 @@ class SeriesPlot:
     def x_end(self) -> float:
         if self.series is None:
             return 0.0
-        return float(self.series.xs()[-1]) + (1.0 if self.series.x is None else 0.0)
+        return float(self._xs[-1]) + (1.0 if self.series.x is None else 0.0)
 
     def y_span(self) -> tuple[float, float]:
         if self.series is None:
@@ -111,7 +114,7 @@ class SeriesPlot:
         if not self.plot.sceneBoundingRect().contains(pos):
             return
         p = self.plot.vb.mapSceneToView(pos)
-        xs = self.series.xs()
+        xs = self._xs
         i = int(np.clip(np.searchsorted(xs, p.x()), 0, xs.size - 1))
         if i > 0 and abs(xs[i - 1] - p.x()) < abs(xs[i] - p.x()):
             i -= 1

@@ -49,8 +49,14 @@ def for_display(values: object) -> tuple[object, int]:
     import numpy as np
 
     arr = np.asarray(values, dtype=np.float64)
-    finite = arr[np.isfinite(arr)]
-    top = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if arr.size == 0:
+        return arr, 0
+    # min and max first: two passes without temporaries (a 1e7-point series: ~20 ms, not ~300 ms);
+    # only a series holding NaN or inf pays for the filtered copy
+    top = max(abs(float(np.min(arr))), abs(float(np.max(arr))))
+    if not np.isfinite(top):
+        finite = arr[np.isfinite(arr)]
+        top = float(np.max(np.abs(finite))) if finite.size else 0.0
     if top == 0.0:
         return arr, 0
     k = int(np.floor(np.log10(top)))
@@ -68,3 +74,24 @@ def label_exponent(plot: pg.PlotItem, k: int, axis: str = "left") -> None:
         ax.setLabel(f"× 1e{k}")
     else:
         ax.showLabel(False)
+
+
+def envelope(x: object, y: object, max_points: int = 8192) -> tuple[object, object]:
+    """A strip-sized stand-in for a long curve: per block of samples its minimum and maximum, in
+    sample order (what peak downsampling would draw at a few thousand pixels), so a 1e7-point
+    series costs the overview one pass instead of bounds, copies and downsampling on every change.
+    ``x`` None means the sample index. Short curves come back unchanged (x filled in)."""
+    import numpy as np
+
+    yv = np.asarray(y, dtype=np.float64)
+    n = yv.shape[0]
+    if n <= max_points:
+        return (np.arange(n, dtype=np.float64) if x is None else np.asarray(x, np.float64)), yv
+    block = -(-n // (max_points // 2))
+    m = n // block
+    body = yv[: m * block].reshape(m, block)
+    lo_i = body.argmin(axis=1) + np.arange(m) * block
+    hi_i = body.argmax(axis=1) + np.arange(m) * block
+    idx = np.sort(np.concatenate([lo_i, hi_i, np.arange(m * block, n)]))
+    xs = idx.astype(np.float64) if x is None else np.asarray(x, np.float64)[idx]
+    return xs, yv[idx]
