@@ -148,11 +148,51 @@ def table(times: dict, sizes: list[int]) -> str:
     return "\n".join(lines)
 
 
+_MEMORY_CHILD = """
+import math, resource, sys, time
+import numpy as np
+from segview.core.detectors.partition import optimal_partition
+engine, n = sys.argv[1], int(float(sys.argv[2]))
+rng = np.random.default_rng(0)
+y = np.repeat(rng.normal(0, 3, n // 200 + 1), 200)[:n]
+y += rng.standard_normal(n)
+optimal_partition(y[:1000], "l2", 1.0, 1, search=engine, pruning=engine == "dp")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.process_time()
+part = optimal_partition(y, "l2", 2 * math.log(n), 1, search=engine, pruning=engine == "dp")
+cpu = time.process_time() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(before * 1024, peak * 1024, cpu, part.change_points.size)
+"""
+
+
+def memory(sizes: list[float]) -> None:
+    """Peak RSS in a fresh process per run: bytes a sample above the process with y loaded."""
+    import subprocess
+    print("| engine | n | peak RSS | bytes/sample incl. y | bytes/sample beyond y | CPU |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for engine, label in (("fpop", "segview FPOP"), ("dp", "segview PELT")):
+        for n in sizes:
+            if engine == "dp" and n > 1e7:
+                continue
+            out = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, engine, str(n)],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            before, peak, cpu = int(out[0]), int(out[1]), float(out[2])
+            extra = max(peak - before, 0)
+            print(f"| {label} | {n:.0e} | {peak / 2**20:.0f} MiB | {(extra + 8 * n) / n:.1f} | "
+                  f"{extra / n:.1f} | {cpu:.1f} s |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n = 1e4 and 1e5 only")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--memory", action="store_true",
+                    help="peak memory of FPOP and PELT at 1e7 (and FPOP at 1e8) instead")
     args = ap.parse_args()
+    if args.memory:
+        memory([1e7, 1e8])
+        return 0
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     times, ok = measure(sizes, args.rounds)
     print(table(times, sizes))

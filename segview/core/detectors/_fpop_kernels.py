@@ -16,13 +16,10 @@ candidates' functions do not change with ``t``, which is why one comparison per 
 ``tau`` is pruned when ``I_tau`` is empty (the functional pruning of the paper; PELT's rule
 ``v_tau(t) > F[t]`` is the special case where the ball itself is empty).
 
-Representation here: the candidates' records ``(tau, F[tau], S[tau], Q[tau])`` (prefix sums of the
-centred data at their start, so no O(n) prefix-sum arrays are stored), in ascending ``tau``, and a
-list of pieces ``(lo, hi, candidate)`` along the mean axis covering ``[min y, max y]`` (a segment
-mean is inside the data range). Each step a piece keeps the part inside its candidate's ball and
-hands the parts outside to the newborn candidate (contiguous newborn parts merged): the newborn's set
-is the complement of the union of the balls, assembled piece by piece without sorting. A candidate
-without a piece is pruned.
+Representation here: each candidate carries its set as a short list of disjoint intervals in a
+shared pool (compacted in place every step) and its ``F[tau], S[tau], Q[tau]`` (prefix sums
+of the centred data, so no O(n) prefix-sum arrays are stored). The means live in
+``[min y, max y]`` (a segment mean is inside the data range), which bounds every set.
 
 Exactness with respect to ``op`` (bitwise-identical ``F`` and ``last``, both tie rules): ``F[t]`` is
 computed with ``op``'s formula ``F[tau] + ((Q[t] - Q[tau]) - s*s/m)`` over the surviving candidates in
@@ -30,7 +27,7 @@ ascending ``tau``, and the sets are kept as *supersets* of the exact ones: a can
 mean values where it is within ``eps`` of the best (balls grown by ``eps``), a newborn candidate loses
 only where an existing one beats it by more than ``eps`` (balls shrunk by ``eps``). ``eps`` is a
 relative margin (``eps_rel * (|F[t]| + Q[t] + beta)``) far above the rounding of one cost
-evaluation (pieces may therefore overlap by slivers of that width), so a candidate that ``op``'s floating-point arithmetic would pick -- including exact
+evaluation, so a candidate that ``op``'s floating-point arithmetic would pick -- including exact
 ties -- is never pruned. ``min_size`` is 1 (the only case this kernel handles).
 """
 from __future__ import annotations
@@ -45,191 +42,195 @@ from numpy.typing import NDArray
 EPS_REL = 1e-9
 
 
-def fpop_state(capacity: int = 64) -> tuple:
-    """Empty state for :func:`fpop_l2_advance` (candidate 0 is added by the kernel at ``t = 1``).
-
-    ``(cand, pieces, scal, cnt)``: ``cand`` rows ``(tau, F, S, Q)`` of the candidates in ascending
-    ``tau`` (the prefix sums at their start); ``pieces`` rows ``(lo, hi, candidate index)`` along the
-    mean axis; ``scal = [S_t, Q_t]``; ``cnt = [candidates, pieces]``.
-    """
-    return (np.empty((4, capacity)), np.empty((3, 4 * capacity)), np.zeros(2),
-            np.zeros(2, np.int64))
+@njit(nogil=True, cache=True)
+def _grow_f(a: NDArray[np.float64], need: int) -> NDArray[np.float64]:
+    if need <= a.size:
+        return a
+    b = np.empty(max(need, 2 * a.size))
+    b[:a.size] = a
+    return b
 
 
 @njit(nogil=True, cache=True)
-def _grow2(a: NDArray[np.float64], need: int) -> NDArray[np.float64]:
-    if need <= a.shape[1]:
+def _grow_i(a: NDArray[np.int64], need: int) -> NDArray[np.int64]:
+    if need <= a.size:
         return a
-    b = np.empty((a.shape[0], max(need, 2 * a.shape[1])))
-    b[:, :a.shape[1]] = a
+    b = np.empty(max(need, 2 * a.size), dtype=np.int64)
+    b[:a.size] = a
     return b
+
+
+def fpop_state(capacity: int = 64) -> tuple:
+    """Empty state for :func:`fpop_l2_advance`: candidate 0 is added by the kernel at ``t = 1``.
+
+    Layout: ``(ctau, cF, cS, cQ, coff, ccnt, pool, scal, cnt)``: candidate records
+    (start, F, S, Q at the start, offset and count of its intervals in ``pool``), the interval pool
+    (pairs lo, hi), ``scal = [S_t, Q_t]``, ``cnt = [candidates, pool used]``.
+    """
+    return (np.empty(capacity, np.int64), np.empty(capacity), np.empty(capacity),
+            np.empty(capacity), np.empty(capacity, np.int64), np.empty(capacity, np.int64),
+            np.empty(4 * capacity), np.zeros(2), np.zeros(2, np.int64))
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def fpop_l2_advance(y: NDArray[np.float64], centre: float, beta: float, tie_last: bool,
                     eps_rel: float, lo: float, hi: float, F: NDArray[np.float64],
-                    last: NDArray[np.int64], t_from: int, t_to: int, cand: NDArray[np.float64],
-                    pieces: NDArray[np.float64], scal: NDArray[np.float64],
-                    cnt: NDArray[np.int64]) -> tuple:
-    """FPOP recursion for end points ``t in [t_from, t_to)`` (``t_from >= 1``); returns
-    ``(cand, pieces)`` (they may have been reallocated; pass them to the next call).
+                    last: NDArray[np.int64], t_from: int, t_to: int,
+                    ctau: NDArray[np.int64], cF: NDArray[np.float64], cS: NDArray[np.float64],
+                    cQ: NDArray[np.float64], coff: NDArray[np.int64], ccnt: NDArray[np.int64],
+                    pool: NDArray[np.float64],
+                    scal: NDArray[np.float64], cnt: NDArray[np.int64]) -> tuple:
+    """FPOP recursion for end points ``t in [t_from, t_to)`` (``t_from >= 1``); returns the state.
 
     ``y`` raw data, ``centre`` the value subtracted (``y.mean()``, as ``_costs.prefix_sums``),
     ``lo``/``hi`` the range of the centred data. ``F[0] = -beta`` and ``last[0] = -1`` are set by
-    the caller.
+    the caller. The state arrays may be reallocated; use the returned ones for the next call.
     """
     St = scal[0]
     Qt = scal[1]
     k = cnt[0]
-    npc = cnt[1]
+    used = cnt[1]
     if t_from == 1:
-        cand[0, 0] = 0.0
-        cand[1, 0] = F[0]
-        cand[2, 0] = 0.0
-        cand[3, 0] = 0.0
-        pieces[0, 0] = lo
-        pieces[1, 0] = hi
-        pieces[2, 0] = 0.0
+        ctau[0] = 0
+        cF[0] = F[0]
+        cS[0] = 0.0
+        cQ[0] = 0.0
+        coff[0] = 0
+        ccnt[0] = 1
+        pool[0] = lo
+        pool[1] = hi
         k = 1
-        npc = 1
+        used = 1
         St = 0.0
         Qt = 0.0
-    cap = cand.shape[1]
-    v = np.empty(cap)
-    g0 = np.empty(cap)
-    g1 = np.empty(cap)
-    s0 = np.empty(cap)
-    s1 = np.empty(cap)
-    newidx = np.empty(cap, dtype=np.int64)
-    out = np.empty((3, pieces.shape[1]))
+    vbuf = np.empty(ctau.size)
+    bl = np.empty(ctau.size + 1)
+    bh = np.empty(ctau.size + 1)
     for t in range(t_from, t_to):
-        tf = float(t)
         c = y[t - 1] - centre
         St += c
         Qt += c * c
-        ctau = cand[0]
-        cF = cand[1]
-        cS = cand[2]
-        cQ = cand[3]
-        # 1. every candidate's optimal cost with op's formula (vectorised), then the argmin in
-        #    ascending start with op's tie rule
+        # 1. F[t] with op's formula over the candidates, ascending start
+        best = np.inf
+        arg = -1
         for i in range(k):
+            m = t - ctau[i]
             s = St - cS[i]
-            v[i] = cF[i] + ((Qt - cQ[i]) - s * s / (tf - ctau[i]))
-        best = v[0]
-        arg = 0
-        if tie_last:
-            for i in range(1, k):
-                if v[i] <= best:
-                    best = v[i]
-                    arg = i
-        else:
-            for i in range(1, k):
-                if v[i] < best:
-                    best = v[i]
-                    arg = i
+            v = cF[i] + ((Qt - cQ[i]) - s * s / m)
+            vbuf[i] = v
+            if v < best or (tie_last and v == best):
+                best = v
+                arg = ctau[i]
         ft = best + beta
         F[t] = ft
-        last[t] = int(ctau[arg])
-        if t == F.size - 1:
+        last[t] = arg
+        if t == t_to - 1 and t == F.size - 1:
             break
         eps = eps_rel * (abs(ft) + Qt + beta)
-        # 2. per candidate: the grown ball (where it may still win) and the shrunk ball (where
-        #    it beats the newborn by more than eps); empty balls as (inf, -inf)
-        for i in range(k):
-            inv = 1.0 / (tf - ctau[i])
-            mu = (St - cS[i]) * inv
-            room = ft + eps - v[i]
-            rg = math.sqrt(max(room, 0.0) * inv)
-            g0[i] = mu - rg if room >= 0.0 else np.inf
-            g1[i] = mu + rg if room >= 0.0 else -np.inf
-            shrink = ft - eps - v[i]
-            rs = math.sqrt(max(shrink, 0.0) * inv)
-            s0[i] = mu - rs if shrink > 0.0 else np.inf
-            s1[i] = mu + rs if shrink > 0.0 else np.inf
-            newidx[i] = -1
-        # 3. pieces along the mean axis: each keeps its part inside its candidate's grown ball;
-        #    its parts outside the shrunk ball go to the newborn (label k), merged when contiguous
-        if out.shape[1] < 3 * npc + 2:
-            out = np.empty((3, 3 * npc + 2))
-        w = 0
-        newk = float(k)
-        for p in range(npc):
-            a = pieces[0, p]
-            b = pieces[1, p]
-            ci = int(pieces[2, p])
-            e = min(b, s0[ci])
-            if e > a or (e == a and s0[ci] == np.inf):
-                if w > 0 and out[2, w - 1] == newk and out[1, w - 1] >= a:
-                    if e > out[1, w - 1]:
-                        out[1, w - 1] = e
-                else:
-                    out[0, w] = a
-                    out[1, w] = e
-                    out[2, w] = newk
-                    w += 1
-            x0 = max(a, g0[ci])
-            x1 = min(b, g1[ci])
-            if x0 <= x1:
-                out[0, w] = x0
-                out[1, w] = x1
-                out[2, w] = ci
-                w += 1
-                newidx[ci] = 0
-            x0 = max(a, s1[ci])
-            if x0 < b and s0[ci] != np.inf:
-                if w > 0 and out[2, w - 1] == newk and out[1, w - 1] >= x0:
-                    if b > out[1, w - 1]:
-                        out[1, w - 1] = b
-                else:
-                    out[0, w] = x0
-                    out[1, w] = b
-                    out[2, w] = newk
-                    w += 1
-        # 4. compact the candidates (ascending start kept), append the newborn, relabel pieces
+        # 2. intersect every candidate's set with its grown ball (in place: a set never gains
+        #    intervals, so the write position never passes the read position); collect the
+        #    shrunk balls, sorted by their left ends
+        if bl.size < k + 1:
+            bl = np.empty(2 * k + 2)
+            bh = np.empty(2 * k + 2)
+        if pool.size < 2 * (used + k + 2):
+            pool = _grow_f(pool, 2 * (used + k + 2))
         j = 0
+        w = 0
+        nb = 0
         for i in range(k):
-            if newidx[i] == 0:
-                newidx[i] = j
+            v = vbuf[i]
+            room = ft + eps - v
+            if room < 0.0:
+                continue
+            md = float(t - ctau[i])
+            s = St - cS[i]
+            rm = room * md
+            mu = 0.0
+            r = -1.0
+            w0 = w
+            o = coff[i]
+            for q in range(ccnt[i]):
+                x0 = pool[2 * (o + q)]
+                x1 = pool[2 * (o + q) + 1]
+                d0 = md * x0 - s
+                d1 = md * x1 - s
+                if d0 * d0 > rm or d1 * d1 > rm:
+                    if r < 0.0:
+                        mu = s / md
+                        r = math.sqrt(room / md)
+                    if x0 < mu - r:
+                        x0 = mu - r
+                    if x1 > mu + r:
+                        x1 = mu + r
+                    if x0 > x1:
+                        continue
+                pool[2 * w] = x0
+                pool[2 * w + 1] = x1
+                w += 1
+            shrink = ft - eps - v
+            if shrink > 0.0:
+                if r < 0.0:
+                    mu = s / md
+                rs = math.sqrt(shrink / md)
+                p = nb
+                left = mu - rs
+                while p > 0 and bl[p - 1] > left:
+                    bl[p] = bl[p - 1]
+                    bh[p] = bh[p - 1]
+                    p -= 1
+                bl[p] = left
+                bh[p] = mu + rs
+                nb += 1
+            if w > w0:
                 if j < i:
                     ctau[j] = ctau[i]
                     cF[j] = cF[i]
                     cS[j] = cS[i]
                     cQ[j] = cQ[i]
+                coff[j] = w0
+                ccnt[j] = w - w0
                 j += 1
-        if j + 1 > cap:
-            cand = _grow2(cand, 2 * cap)
-            cap = cand.shape[1]
-            ctau = cand[0]
-            cF = cand[1]
-            cS = cand[2]
-            cQ = cand[3]
-            v = np.empty(cap)
-            g0 = np.empty(cap)
-            g1 = np.empty(cap)
-            s0 = np.empty(cap)
-            s1 = np.empty(cap)
-            nidx = np.empty(cap, dtype=np.int64)
-            nidx[:k] = newidx[:k]
-            newidx = nidx
-        ctau[j] = tf
-        cF[j] = ft
-        cS[j] = St
-        cQ[j] = Qt
-        newborn = j
-        for p in range(w):
-            ci = int(out[2, p])
-            out[2, p] = newborn if ci == k else newidx[ci]
-        k = j + 1
-        tmp = pieces
-        pieces = out
-        out = tmp
-        npc = w
+        # 3. the newborn candidate t: [lo, hi] minus the shrunk balls
+        w0 = w
+        cur = lo
+        for p in range(nb):
+            if bl[p] > cur:
+                pool[2 * w] = cur
+                pool[2 * w + 1] = bl[p] if bl[p] < hi else hi
+                w += 1
+            if bh[p] > cur:
+                cur = bh[p]
+            if cur > hi:
+                break
+        if cur <= hi:
+            pool[2 * w] = cur
+            pool[2 * w + 1] = hi
+            w += 1
+        if w > w0:
+            if j + 1 > ctau.size:
+                need = 2 * ctau.size
+                ctau = _grow_i(ctau, need)
+                cF = _grow_f(cF, need)
+                cS = _grow_f(cS, need)
+                cQ = _grow_f(cQ, need)
+                coff = _grow_i(coff, need)
+                ccnt = _grow_i(ccnt, need)
+                vbuf = np.empty(ctau.size)
+            ctau[j] = t
+            cF[j] = ft
+            cS[j] = St
+            cQ[j] = Qt
+            coff[j] = w0
+            ccnt[j] = w - w0
+            j += 1
+        k = j
+        used = w
     scal[0] = St
     scal[1] = Qt
     cnt[0] = k
-    cnt[1] = npc
-    return cand, pieces
+    cnt[1] = used
+    return ctau, cF, cS, cQ, coff, ccnt, pool
 
 
 @njit(nogil=True, cache=True)

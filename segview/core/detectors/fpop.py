@@ -80,14 +80,13 @@ def fpop_l2(y: NDArray[np.float64], beta: float, tie_last: bool = False,
     last = np.empty(n + 1, dtype=np.int64)
     F[0] = -beta
     last[0] = -1
-    cand, pieces, scal, cnt = fpop_state()
+    *arrays, scal, cnt = fpop_state()
     t = 1
     while t <= n:
         ctx.check()
         t_to = min(n + 1, t + _STEPS_PER_CALL)
-        cand, pieces = fpop_l2_advance(y, centre, float(beta), bool(tie_last), float(eps_rel),
-                                       lo - pad, hi + pad, F, last, t, t_to, cand, pieces, scal,
-                                       cnt)
+        arrays = fpop_l2_advance(y, centre, float(beta), bool(tie_last), float(eps_rel), lo - pad,
+                                 hi + pad, F, last, t, t_to, *arrays, scal, cnt)
         t = t_to
         ctx.progress(t / (n + 1))
     return F, last
