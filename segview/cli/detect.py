@@ -20,6 +20,7 @@ from typing import Any
 from ..core import registry
 from ..core.errors import ParameterError
 from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
+from ..core.limits import cost_warning
 from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps, detection_row, format_csv
 from ..core.params import Params
@@ -122,6 +123,11 @@ def run(args: argparse.Namespace) -> int:
     specs_by_name = {sp.name: sp for sp in specs}
     if args.per_dimension:
         dataset.series = [d for s in dataset.series for d in s.dimensions()]
+    longest = max((len(s) for s in dataset.series), default=0)
+    for sp in specs:  # minutes or gigabytes ahead: say so before starting (issue 17)
+        note = cost_warning(sp, longest, params[sp.name]) if longest else None
+        if note:
+            print(f"segview: warning: {note}", file=sys.stderr)
     with ProgressBar(len(dataset) * len(specs), "detect") as bar:
         def progress(done: int, total: int) -> None:
             bar.update(done - bar.done)

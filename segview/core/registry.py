@@ -42,6 +42,9 @@ class DetectorSpec:
         slow: runs take seconds; the GUI shows progress and does not re-run on every slider move.
         presets: named parameter sets (``faithful`` = the paper's configuration, where one exists);
             a preset overrides the defaults, explicit parameters override the preset.
+        cost_warning: optional ``(n, params) -> str | None``, a cheap pre-run estimate that says
+            when a run on ``n`` samples would take minutes or gigabytes (built-in detectors have
+            theirs in :mod:`segview.core.limits`; use :func:`segview.core.limits.cost_warning`).
     """
 
     name: str
@@ -58,6 +61,7 @@ class DetectorSpec:
     description: str = ""
     slow: bool = False
     presets: tuple[Preset, ...] = ()
+    cost_warning: Callable[[int, Params], str | None] | None = None
 
     def coerce(self, raw: Mapping[str, Any] | None = None, preset: str | None = None) -> Params:
         """Typed, checked parameters: defaults, then the preset's values, then ``raw``.

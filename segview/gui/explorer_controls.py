@@ -152,6 +152,10 @@ class ExplorerControls:
         work = [(s, self.params[s.name]) for s in self.specs if s.name in self.enabled]
         if not self.series or not work:
             return False
+        longest = max(len(s) for s in self.series)
+        work = [(s, p) for s, p in work if self.cost_accepted(s, longest)]
+        if not work:
+            return False
         if not self.runner.run_batch(self.series, work):
             self.post("A run on all series is already in progress")
             return False

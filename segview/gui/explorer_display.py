@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtWidgets import QMessageBox
 
 from ..core.evaluation.batch import partial_path
 from ..core.io.labels_csv import LabelRow
+from ..core.limits import cost_warning
 from ..core.model import Series
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
@@ -97,7 +99,35 @@ class ExplorerDisplay:
         if cached is not None and cached.params == self.params[spec.name]:
             self._draw(spec, cached)
             return
+        if not self.cost_accepted(spec, len(self.current)):
+            return
         self.runner.request(self.current, spec, self.params[spec.name], immediate=immediate)
+
+    def cost_accepted(self, spec: DetectorSpec, n: int) -> bool:
+        """Ask before a run that would take minutes or gigabytes (:mod:`segview.core.limits`);
+        the answer holds for these parameters of this method until they change."""
+        params = self.params[spec.name]
+        note = cost_warning(spec, n, params)
+        if note is None:
+            return True
+        answers = self.__dict__.setdefault("_cost_answers", {})
+        key = (spec.name, params)
+        if key not in answers:
+            refused = "refused" in note
+            if refused:
+                answers[key] = False
+            else:
+                reply = QMessageBox.question(
+                    self, f"{spec.label}: long run", f"{note}.\n\nRun it anyway?",
+                    QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                    QMessageBox.StandardButton.No)
+                answers[key] = reply == QMessageBox.StandardButton.Yes
+            if not answers[key]:
+                self.post(f"Not run: {note}")
+        if not answers[key]:
+            self.status[spec.name] = "\u26a0 not run (cost)"
+            self._refresh_method_items()
+        return answers[key]
 
     # ------------------------------------------------------------------ drawing and focus
     def _draw(self, spec: DetectorSpec, res: DetectionResult) -> None:

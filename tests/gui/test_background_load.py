@@ -151,3 +151,48 @@ def test_a_two_million_point_series_gives_the_overview_a_few_thousand_points(qtb
     xd, yd = w.overview.curve.xData, w.overview.curve.yData  # what it was given
     assert len(yd) < 20_000 and xd[-1] == n - 1
     assert w.series_plot.x_end() == float(n)
+
+
+def test_point10_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sample,
+                                                                  monkeypatch):
+    """The explorer runs nothing whose pre-run estimate (segview.core.limits) says minutes or
+    gigabytes without asking; No leaves the method not run, Yes runs it."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from . import fakes
+
+    costly = dataclasses.replace(
+        fakes.FAKE_CP, name="fake_costly", label="Fake costly",
+        cost_warning=lambda n, p: f"every={p['every']} on {n} samples is slow" if p["every"] < 10
+        else None)
+    asked: list[str] = []
+    answer = {"reply": QMessageBox.StandardButton.No}
+
+    def question(parent, title, text, *a, **k):
+        asked.append(text)
+        return answer["reply"]
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    w = make_window(costly)
+    seen: list[str] = []
+    w.overlay_updated.connect(seen.append)
+    w.open_paths([str(sample)], background=False)
+    qtbot.waitUntil(lambda: "fake_costly" in seen, timeout=10000)
+    assert asked == []  # every=100: no warning, no question
+    fakes.LOG.reset()
+    editor = w.param_panel.editor("fake_costly", "every")
+    editor.spin.setValue(5)
+    qtbot.waitUntil(lambda: len(asked) == 1, timeout=5000)
+    assert "every=5 on" in asked[0] and "Run it anyway?" in asked[0]
+    assert w.status["fake_costly"].endswith("not run (cost)")
+    assert any("Not run: fake_costly: every=5" in w.messages.item(i).text()
+               for i in range(w.messages.count()))
+    w.show_series(w.series[1].id)  # the answer holds: not asked again for the same parameters
+    assert len(asked) == 1 and w.status["fake_costly"].endswith("not run (cost)")
+    answer["reply"] = QMessageBox.StandardButton.Yes
+    seen.clear()
+    editor.spin.setValue(6)
+    qtbot.waitUntil(lambda: "fake_costly" in seen, timeout=10000)
+    assert len(asked) == 2 and w.lanes["fake_costly"].positions()[:2] == [6.0, 12.0]

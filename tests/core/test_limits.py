@@ -1,0 +1,75 @@
+"""Pre-run cost estimates (issue 17, item 10: Auto-PARM's n_breaks at its maximum drove a worker
+to 5.5 GB): extremes are refused or warned about before anything is computed."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import segview
+from segview.core import registry
+from segview.core.errors import ParameterError
+from segview.core.limits import autoparm_max_breaks, cost_warning
+from segview.core.params import ParamSpec
+from segview.core.registry import DetectorSpec
+from segview.core.result import DetectionResult
+
+
+def _warn(name: str, n: int, **params):
+    spec = registry.get(name)
+    return cost_warning(spec, n, spec.coerce(params))
+
+
+def test_point10_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
+    # the span table's order-0 minimum is 10 samples (min_span 10): 200 samples hold 20 pieces
+    assert autoparm_max_breaks(200, registry.get("autoparm").defaults()) == 19
+    note = _warn("autoparm", 3000, n_breaks=100000)
+    assert note is not None and "refused" in note and "at most 299" in note
+    y = np.random.default_rng(0).standard_normal(200)
+    with pytest.raises(ParameterError, match=r"n_breaks.*at most 19 .*at least 10 samples"):
+        segview.detect(y, "autoparm", n_breaks=100000)
+    with pytest.raises(ParameterError, match="at most 19"):
+        segview.detect(y, "autoparm", n_breaks=20)
+    assert segview.detect(y, "autoparm", n_breaks=19).stats["n_breaks"] == 19  # the limit runs
+    assert _warn("autoparm", 200, n_breaks=19) is None
+
+
+def test_memory_and_time_estimates_name_the_parameter():
+    assert "GB" in _warn("autoparm", 200_000, n_breaks=9000)  # 16 B x 9002 x 200001 = 27 GB
+    assert "search=dense" in _warn("autoparm", 200_000, search="dense")  # 16 B x 1001 x 200001
+    assert "quadratic" in _warn("autoparm", 100_000)
+    assert "chromosomes" in _warn("autoparm", 300, mode="ga", islands=1000, population=1000)
+    assert "bootstrap=1000" in _warn("autoparm", 3000, bootstrap=1000)
+    assert "bootstrap_resamples" in _warn("cpssd", 10_000_000)
+    assert "quadratic" in _warn("op", 1_000_000)  # mbic: FPOP cannot run it, OP's DP does
+    assert _warn("op", 1_000_000, penalty="bic") is None  # auto search picks FPOP
+    assert "replications" in _warn("fisher", 1_000_000, critical="simulate")
+
+
+@pytest.mark.parametrize("n", [50, 300, 3000, 20_000])
+def test_default_parameters_on_ordinary_lengths_give_no_warning(n):
+    for spec in registry.all_specs():
+        assert cost_warning(spec, n, spec.defaults()) is None, spec.name
+
+
+def test_a_detector_declares_its_own_estimate_and_a_failing_estimate_says_nothing():
+    def run(values, params, ctx):
+        return DetectionResult(method="x", steady_start=None)
+
+    spec = DetectorSpec(name="costly", label="Costly", version="1", produces="onset",
+                        params=(ParamSpec("k", "int", 1, 1, 10**9),), run=run,
+                        cost_warning=lambda n, p: f"k={p['k']} x {n}" if p["k"] * n > 100 else None)
+    assert cost_warning(spec, 50, spec.coerce({"k": 3})) == "costly: k=3 x 50"
+    assert cost_warning(spec, 5, spec.coerce({"k": 3})) is None
+    broken = DetectorSpec(name="broken", label="B", version="1", produces="onset", params=(),
+                          run=run, cost_warning=lambda n, p: p["missing"])
+    assert cost_warning(broken, 5, broken.defaults()) is None
+
+
+def test_cli_detect_warns_on_stderr_before_running(tmp_path, capsys):
+    from segview.cli.main import main
+    path = tmp_path / "s.csv"
+    path.write_text("v\n" + "\n".join(str(v) for v in np.random.default_rng(1).random(200)) + "\n")
+    code = main(["detect", "-m", "autoparm", "--param", "n_breaks=100000", str(path)])
+    err = capsys.readouterr().err
+    assert "warning: autoparm: n_breaks=100000" in err and "at most 19" in err
+    assert "Traceback" not in err and code != 0
