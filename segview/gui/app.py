@@ -122,10 +122,17 @@ def _take_screenshot(app: object, window: object, path: str) -> int:
               file=sys.stderr)
         save()
 
-    if window.runner.is_busy():
-        window.runner.idle.connect(settle)
+    def start() -> None:
+        if window.runner.is_busy():
+            window.runner.idle.connect(settle)
+        else:
+            settle()
+
+    loader = window.__dict__.get("_loader")
+    if loader is not None and loader.busy():  # a large input still loading in the background
+        loader.done.connect(lambda: QTimer.singleShot(0, start))
     else:
-        settle()
+        start()
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, timeout)
     if not state["done"]:
         loop.exec()
