@@ -28,12 +28,13 @@ Expected segmentation on a JMH series with spikes (a test checks it). The bundle
 ``resources/sample/jmh/s0141.json`` (3000 iterations of a JMH benchmark, values around 1.6e-3 s with a
 noise sd about 4.3e-6 s) sits about 26 sigma above its final level for its first ~520 iterations, then
 drops; the judges' labels of this series put the change at 519-529. It carries isolated spikes of 5 to
-175 sigma (e.g. at iterations 0, 1150-1199, ...) on which the L2 cost (``pelt``, ``scale="robust"``)
-cuts one- and two-point segments (70 change points). With the defaults ``rfpop`` must report:
+175 sigma (e.g. at iterations 0, 1150-1199, ...) on which the L2 cost (``pelt``, ``scale="robust"``,
+``penalty="bic"``) cuts one- and two-point segments. With the defaults ``rfpop`` must report:
 
 1. a change point within 515..530 (the level shift);
 2. no segment shorter than 5 iterations (no spike cut out), in particular no change at 1 or 2;
-3. fewer than a third of L2 PELT's change points with ``scale="robust"``.
+3. fewer than a third of the change points of L2 PELT with the same penalty in the same units
+   (``scale="robust", penalty="bic"``: 72 change points, 29 segments shorter than 5).
 """
 from __future__ import annotations
 
