@@ -256,3 +256,12 @@ def test_a_spec_holding_a_lambda_still_runs_in_local_processes():
     finally:
         registry._REGISTRY["pelt"] = spec
     assert rows[0]["error"] is None and rows[0]["change_points"] == [40]
+
+
+def test_local_processes_after_a_parallel_kernel_ran_here():
+    # op's parallel kernel starts numba's OpenMP threads in this process; forking then aborts
+    from segview.core.api import detect
+    y = np.r_[np.zeros(300), np.ones(300)] + np.random.default_rng(0).normal(0, 0.1, 600)
+    detect(y, "op", threads=2)
+    rows = batch.run_batch([Series(y, id="a")], ["pelt"], workers=2)
+    assert rows[0]["error"] is None and rows[0]["change_points"]

@@ -231,6 +231,18 @@ class SerialExecutor(Executor):
             yield _run_chunk(series, members, idx, full)
 
 
+def _pool_context() -> Any:
+    """``fork`` (fast, sees detectors registered at run time) unless this process already runs
+    numba's OpenMP threads (a parallel kernel such as op's ran here): forking then aborts the
+    child ("fork() called from a process already using GNU OpenMP"), so workers are spawned."""
+    import sys
+
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if getattr(parallel, "_is_initialized", False) or os.name != "posix":
+        return mp.get_context("spawn")
+    return mp.get_context("fork")
+
+
 class LocalExecutor(Executor):
     """Local worker processes; the series are sent once per worker (pool initializer)."""
 
@@ -246,7 +258,7 @@ class LocalExecutor(Executor):
         for attempt, context in enumerate((None, "spawn")):
             if not pending:
                 return
-            mp_context = None if context is None else mp.get_context(context)
+            mp_context = _pool_context() if context is None else mp.get_context(context)
             pool = cf.ProcessPoolExecutor(self.workers, mp_context=mp_context,
                                           initializer=_init_worker, initargs=(list(series),))
             futures = {pool.submit(_pool_task, members, idx, full): k
