@@ -106,6 +106,10 @@ def fpop_l2_advance(y: NDArray[np.float64], centre: float, beta: float, tie_last
     vbuf = np.empty(ctau.size)
     bl = np.empty(ctau.size + 1)
     bh = np.empty(ctau.size + 1)
+    gl = np.empty(ctau.size)
+    gh = np.empty(ctau.size)
+    sl = np.empty(ctau.size)
+    sh = np.empty(ctau.size)
     for t in range(t_from, t_to):
         c = y[t - 1] - centre
         St += c
@@ -135,52 +139,49 @@ def fpop_l2_advance(y: NDArray[np.float64], centre: float, beta: float, tie_last
             bh = np.empty(2 * k + 2)
         if pool.size < 2 * (used + k + 2):
             pool = _grow_f(pool, 2 * (used + k + 2))
+        if gl.size < k:
+            gl = np.empty(2 * k)
+            gh = np.empty(2 * k)
+            sl = np.empty(2 * k)
+            sh = np.empty(2 * k)
+        # balls of all candidates in one branch-free loop (vectorised divisions and roots);
+        # an empty ball is (inf, -inf)
+        for i in range(k):
+            v = vbuf[i]
+            inv = 1.0 / (t - ctau[i])
+            mu = (St - cS[i]) * inv
+            room = ft + eps - v
+            shrink = ft - eps - v
+            r = math.sqrt(max(room, 0.0) * inv)
+            rs = math.sqrt(max(shrink, 0.0) * inv)
+            gl[i] = mu - r if room >= 0.0 else np.inf
+            gh[i] = mu + r if room >= 0.0 else -np.inf
+            sl[i] = mu - rs if shrink > 0.0 else np.inf
+            sh[i] = mu + rs if shrink > 0.0 else -np.inf
         j = 0
         w = 0
         nb = 0
         for i in range(k):
-            v = vbuf[i]
-            room = ft + eps - v
-            if room < 0.0:
-                continue
-            md = float(t - ctau[i])
-            s = St - cS[i]
-            rm = room * md
-            mu = 0.0
-            r = -1.0
+            a0 = gl[i]
+            a1 = gh[i]
             w0 = w
             o = coff[i]
             for q in range(ccnt[i]):
-                x0 = pool[2 * (o + q)]
-                x1 = pool[2 * (o + q) + 1]
-                d0 = md * x0 - s
-                d1 = md * x1 - s
-                if d0 * d0 > rm or d1 * d1 > rm:
-                    if r < 0.0:
-                        mu = s / md
-                        r = math.sqrt(room / md)
-                    if x0 < mu - r:
-                        x0 = mu - r
-                    if x1 > mu + r:
-                        x1 = mu + r
-                    if x0 > x1:
-                        continue
-                pool[2 * w] = x0
-                pool[2 * w + 1] = x1
-                w += 1
-            shrink = ft - eps - v
-            if shrink > 0.0:
-                if r < 0.0:
-                    mu = s / md
-                rs = math.sqrt(shrink / md)
+                x0 = max(pool[2 * (o + q)], a0)
+                x1 = min(pool[2 * (o + q) + 1], a1)
+                if x0 <= x1:
+                    pool[2 * w] = x0
+                    pool[2 * w + 1] = x1
+                    w += 1
+            left = sl[i]
+            if left != np.inf:
                 p = nb
-                left = mu - rs
                 while p > 0 and bl[p - 1] > left:
                     bl[p] = bl[p - 1]
                     bh[p] = bh[p - 1]
                     p -= 1
                 bl[p] = left
-                bh[p] = mu + rs
+                bh[p] = sh[i]
                 nb += 1
             if w > w0:
                 if j < i:
