@@ -230,6 +230,13 @@ def test_pruned_search_equals_dense_random(seed, n, k):
     _same_optimum(y, max_order=int(rng.integers(0, 8)))
 
 
+def test_pruned_search_on_constant_pieces():
+    """Zero-variance pieces (innovation variance 0 inside Levinson-Durbin) must not raise."""
+    assert list(segview.detect(np.zeros(50), "autoparm").change_points) == []
+    _same_optimum(np.r_[np.zeros(300), np.ones(300)])
+    _same_optimum(np.r_[np.zeros(120), np.random.default_rng(0).normal(size=200), np.full(80, 3.0)])
+
+
 @pytest.mark.slow
 def test_pruned_search_equals_dense_on_ce_a_like_series():
     """1895 points, 20 breaks, idle (constant) pieces: many blocks skipped, grouped columns."""

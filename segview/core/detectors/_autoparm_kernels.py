@@ -191,7 +191,7 @@ SUB = 64  # starts per lower-bound test
 GROUP = 32  # end positions whose costs are computed together, block by block
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def cost_block(s_arr, q_arr, e, s0, s1, pm, floor, logn, wT, g, phi, acc, best, out):
     """Costs of pieces ``[s, e)`` for ``s`` in ``[s0, s1)`` into ``out[:s1-s0]``; every order
     ``0..pm`` must be admissible for all of them (``e - s1 + 1 >= max span``).
@@ -233,7 +233,7 @@ def cost_block(s_arr, q_arr, e, s0, s1, pm, floor, logn, wT, g, phi, acc, best, 
             i += 1
         for j in range(m):
             v = out[j]
-            a = acc[j] / v
+            a = acc[j] / v  # numpy error model: no exception at v = 0, the value is discarded
             acc[j] = a if v > 0.0 else 0.0  # v <= 0: the variance stays (scalar kernel's break)
         for i in range(1, k // 2 + 1):
             if i != k - i:
