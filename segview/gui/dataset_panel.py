@@ -179,6 +179,9 @@ class DatasetPanel(QWidget):
         # Interactive + one-off fitting: ResizeToContents re-measured every cell on every result
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.model.modelReset.connect(self.table.resizeColumnsToContents)
+        # fitted to the first 100 rows, not Qt's default 1000: 14 columns x 1000 rows of data()
+        # calls held the GUI thread ~0.3 s when a folder of 5,000 series came in
+        self.table.horizontalHeader().setResizeContentsPrecision(100)
         self.table.setAlternatingRowColors(True)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
         lay = QVBoxLayout(self)

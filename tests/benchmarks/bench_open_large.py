@@ -41,22 +41,27 @@ def make_inputs() -> None:
 class StallProbe:
     """The longest gap between ticks of a 10 ms timer on the GUI thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, phase=lambda: "") -> None:
         from PySide6.QtCore import QTimer
+        self.phase = phase  # what the window was doing at the tick that ended a gap
         self.last = time.perf_counter()
         self.longest = 0.0
+        self.where = ""
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.longest = max(self.longest, now - self.last)
+        if now - self.last > self.longest:
+            self.longest = now - self.last
+            self.where = self.phase()
         self.last = now
 
     def start(self) -> None:
         self.last = time.perf_counter()
         self.longest = 0.0
+        self.where = ""
         self.timer.start()
 
     def stop(self) -> float:
@@ -82,7 +87,11 @@ def main() -> None:
     w.resize(1400, 860)
     w.show()
     app.processEvents()
-    probe = StallProbe()
+    def phase() -> str:
+        loader = w.__dict__.get("_loader")
+        return "while loading" if loader is not None and loader.busy() else "installing/drawing"
+
+    probe = StallProbe(phase)
     for path in args.paths:
         probe.start()
         t0 = time.perf_counter()
@@ -108,7 +117,7 @@ def main() -> None:
         wall = time.perf_counter() - t0
         n = len(w.series)
         print(f"{path}: {n} series, first on screen after {wall:.2f} s (CPU {time.process_time() - c0:.2f} s), "
-              f"longest event-loop stall {stall:.3f} s", flush=True)
+              f"longest event-loop stall {stall:.3f} s (ended {probe.where})", flush=True)
     w.close()
     sys.exit(0)
 
