@@ -182,26 +182,27 @@ class BackgroundLoader(QObject):
         self.bar.setValue(int(1000 * fraction))
         self.label.setText(f"Loading: {message}")
 
-    @Slot(int, object)
-    def _on_finished(self, gen: int, ds: object) -> None:
+    def _ended(self, gen: int) -> bool:
+        """Forget the finished job; True when it is the current load (which then ends here)."""
         self._jobs = [j for j in self._jobs if j.gen > gen]
         if not self._current(gen):
-            return
+            return False  # superseded or cancelled: its outcome is dropped
         self.ctx = None
         self._hide()
-        self.loaded.emit(self.paths, ds)
-        self.done.emit()
+        return True
+
+    @Slot(int, object)
+    def _on_finished(self, gen: int, ds: object) -> None:
+        if self._ended(gen):
+            self.loaded.emit(self.paths, ds)
+            self.done.emit()
 
     @Slot(int, str)
     def _on_failed(self, gen: int, message: str) -> None:
-        self._jobs = [j for j in self._jobs if j.gen > gen]
-        if not self._current(gen):
-            return
-        self.ctx = None
-        self._hide()
-        self.failed.emit(self.paths, message)
-        self.done.emit()
+        if self._ended(gen):
+            self.failed.emit(self.paths, message)
+            self.done.emit()
 
     @Slot(int)
     def _on_cancelled(self, gen: int) -> None:
-        self._jobs = [j for j in self._jobs if j.gen > gen]
+        self._ended(gen)  # cancel() already reported it
