@@ -9,9 +9,11 @@ interleaved; both must give the same optimum (breakpoints, orders, code length, 
 under 10 s at 16384. Measured on the shared 2-core machine (load ~16), CPU seconds:
 
     n      pruned   dense   dense/pruned   pieces recorded / all   same optimum
-    1024    0.09     0.26       2.9           3970 / 515620          yes
-    4096    0.78     5.18       6.6          16278 / 8353828         yes
-    16384   9.07   100.72      11.1         113904 / 134078500       yes
+    1024    0.10     0.29       2.9           3970 / 515620          yes
+    4096    0.86     4.74       5.5          16278 / 8353828         yes
+    16384   8.01   104.65      13.1         113904 / 134078500       yes
+
+(an earlier run, before the numpy error model in the kernel: 0.09/0.26, 0.78/5.18, 9.07/100.72)
 
 Series: the spec's D1 design (AR(1) 0.9, AR(2) (1.69, -0.81), AR(2) (1.32, -0.81)) stretched to n,
 breaks at n/2 and 3n/4. Targets: exact < 2 s at n = 1,000 and < 30 s at n = 5,000. The GA runs with

@@ -514,7 +514,7 @@ SPEC = register(DetectorSpec(
              "time series models, JASA 101(473); applied to grid workloads in seed 004",
     description="Piecewise autoregressive model chosen by minimum description length (MDL). "
                 "Default: the exact search, the global minimum of the seed's Yule-Walker code "
-                "length (pruned dynamic programming; CPU 0.8 s at n = 4096 and 9 s at 16384, 11x "
+                "length (pruned dynamic programming; CPU 0.8 s at n = 4096 and 8-9 s at 16384, 11-13x "
                 "less than the full search; time grows as n^2). mode=ga (preset faithful) is the published island genetic "
                 "algorithm, seeded; it is known to stall: on a 1895-point series with 20 breaks "
                 "the best of 5 restarts ends 6-10 % above the optimum with fewer breaks "
