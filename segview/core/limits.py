@@ -58,10 +58,16 @@ def _autoparm(n: int, p: Mapping[str, Any]) -> str | None:
             if mem > MEMORY_LIMIT:
                 return (f"search=dense on {n} samples needs about {_gb(mem)} of tables "
                         "(search=pruned does not)")
+        # measured: 4,000 samples, max_order 20, in 1.2 s of CPU (~1.4e8 of these steps a second)
         work = 0.5 * n * n * (int(p.get("max_order", 20)) + 1)
+        b = int(p.get("bootstrap", 0) or 0)
         if work > WORK_LIMIT:
             return (f"the exact search is quadratic in the length: {n} samples are about "
                     f"{work:.0e} steps (minutes to hours); mode=ga or a shorter series is faster")
+        if b and (1 + b) * work > WORK_LIMIT:
+            return (f"bootstrap={b} repeats the whole segmentation {b} times: about "
+                    f"{(1 + b) * work:.0e} steps on {n} samples (minutes or more)")
+        return None
     else:
         chromosomes = int(p["restarts"]) * int(p["islands"]) * int(p["population"])
         work = chromosomes * float(n) * int(p["max_migrations"]) * int(p["migration_interval"])
@@ -75,8 +81,9 @@ def _autoparm(n: int, p: Mapping[str, Any]) -> str | None:
 
 
 def _cpssd(n: int, p: Mapping[str, Any]) -> str | None:
+    # measured: 100,000 resamples of 3,000 samples in 1.6 s of CPU
     work = float(p["bootstrap_resamples"]) * n
-    if work > WORK_LIMIT / 10:
+    if work > WORK_LIMIT:
         return (f"bootstrap_resamples={p['bootstrap_resamples']} on {n} samples is about "
                 f"{work:.0e} resampled values (minutes or more)")
     return None

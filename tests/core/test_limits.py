@@ -38,7 +38,8 @@ def test_memory_and_time_estimates_name_the_parameter():
     assert "search=dense" in _warn("autoparm", 200_000, search="dense")  # 16 B x 1001 x 200001
     assert "quadratic" in _warn("autoparm", 100_000)
     assert "chromosomes" in _warn("autoparm", 300, mode="ga", islands=1000, population=1000)
-    assert "bootstrap=1000" in _warn("autoparm", 3000, bootstrap=1000)
+    assert "bootstrap=1000" in _warn("autoparm", 3000, bootstrap=1000)  # ~1e11 steps
+    assert _warn("autoparm", 3000, bootstrap=50) is None  # ~5e9 steps: about a minute
     assert "bootstrap_resamples" in _warn("cpssd", 10_000_000)
     assert "quadratic" in _warn("op", 1_000_000)  # mbic: FPOP cannot run it, OP's DP does
     assert _warn("op", 1_000_000, penalty="bic") is None  # auto search picks FPOP
