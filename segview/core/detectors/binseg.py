@@ -200,5 +200,9 @@ register(DetectorSpec(
                               {"n_bkps": None, "max_bkps": 5, "rule": "changepoint"}),
     run=_run, min_length=_min_length, affine_invariant=True,
     citation="Scott & Knott (1974), Biometrics 30(3):507-512",
-    description="Greedy recursive splitting by the largest cost reduction.",
+    description="Greedy recursive splitting by the largest cost reduction. Default: z-scored "
+                "values, L2 cost, MBIC penalty (docs/defaults.md); preset faithful = raw values and "
+                "BIC, preset tcpdbench = R changepoint's BinSeg with at most 5 change points. Known "
+                "limits: greedy, so not the optimum (op is); a short segment between two changes "
+                "of opposite sign can be missed; L2 cuts isolated spikes out as segments.",
 ))
