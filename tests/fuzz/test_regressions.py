@@ -280,3 +280,9 @@ def test_item09_database_errors_never_show_the_password(capsys):
     rc = main(["session", "list", "--db", "postgresql://judge:Secret99@127.0.0.1:1/segview"])
     cap = capsys.readouterr()
     assert rc == 2 and "Secret99" not in cap.err + cap.out
+
+
+def test_binseg_says_when_fewer_change_points_fit_than_asked():
+    res = segview.detect(np.asarray(STEP), "binseg", n_bkps=100_000)
+    assert len(res.change_points) == len(STEP) - 1
+    assert any(f"only {len(STEP) - 1} change points fit" in n for n in res.notes)

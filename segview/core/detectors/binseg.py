@@ -168,6 +168,9 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     notes = scale_notes
     if params["n_bkps"] is not None:
         notes += ("n_bkps given: the penalty is ignored",)
+        if len(cps) < params["n_bkps"]:
+            notes += (f"n_bkps={params['n_bkps']} asked for, but only {len(cps)} change points fit "
+                      f"this series with min_size {stats['min_size']}",)
     elif params["max_bkps"] is not None and len(cps) >= params["max_bkps"]:
         notes += (f"stopped at max_bkps={params['max_bkps']} change points; more splits may "
                   "pass the penalty",)
