@@ -17,14 +17,30 @@ def test_a_million_points_are_drawn_downsampled(qtbot, make_window):
     with qtbot.waitSignal(win.overlay_updated, timeout=10000):
         win.set_dataset([big])
     win.plot_widget.viewport().repaint()
-    for item in (win.series_plot.curve, win.overview.curve):
-        assert item.opts["autoDownsample"] and item.opts["downsampleMethod"] == "peak"
+    main = win.series_plot.curve
+    assert main.opts["autoDownsample"] and main.opts["downsampleMethod"] == "peak"
+    assert main.opts["clipToView"]
+    for item in (main, win.overview.curve):
         shown = item.curve.xData
         assert shown is not None and 0 < shown.size < n // 50, shown.size
-    assert win.series_plot.curve.opts["clipToView"]
-    # peak downsampling keeps the extremes visible
+    # the overview draws a min/max envelope of fixed size (no automatic factor, which pyqtgraph
+    # froze at the strip's width before layout: a decimated sawtooth); it keeps the extremes
+    assert not win.overview.curve.opts["autoDownsample"]
     ys = win.overview.curve.curve.yData
     assert ys.max() == big.values.max() and ys.min() == big.values.min()
+
+
+def test_overview_draws_every_sample_of_a_short_series(qtbot, make_window, sample):
+    import segview
+    series = list(segview.load(sample))
+    win = make_window(fakes.FAKE_CP)
+    win.resize(300, 200)  # data arrive while the strip is narrow, as at start-up
+    win.set_dataset(series)
+    qtbot.waitUntil(lambda: win.overview.curve.curve.yData is not None)
+    win.resize(1400, 860)
+    win.plot_widget.viewport().repaint()
+    ys = win.overview.curve.curve.yData
+    assert ys.size == len(series[0]) and np.array_equal(ys, series[0].values)
 
 
 def test_grid_is_opaque_and_under_the_data(qtbot, make_window):

@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor
 
 from ..plots.navigation import XZoomViewBox
 from ..plots.overview import PanViewBox
-from ..plots.style import for_display, label_exponent, light_grid, peak_downsampling
+from ..plots.style import envelope, for_display, label_exponent, light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
 CURSOR_COLOR = "#6a1b9a"
@@ -328,7 +328,7 @@ class OverviewStrip(pg.PlotWidget):
         self.plotItem.setMouseEnabled(x=False, y=False)
         self.plotItem.hideButtons()
         self.curve = pg.PlotDataItem(pen=pg.mkPen("#777777", width=1))
-        peak_downsampling(self.plotItem, clip=False)
+        self.plotItem.setDownsampling(ds=1, auto=False)  # see plots/overview.py: envelope instead
         self.plotItem.addItem(self.curve)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(0, 114, 178, 40),
                                           pen=pg.mkPen(ONSET_COLOR, width=1))
@@ -338,8 +338,8 @@ class OverviewStrip(pg.PlotWidget):
         main.plotItem.getViewBox().sigXRangeChanged.connect(self._on_main_range)
 
     def set_values(self, values: np.ndarray) -> None:
-        self.curve.setData(np.arange(len(values), dtype=np.float64), for_display(values)[0],
-                           skipFiniteCheck=True)
+        x, y = envelope(None, for_display(values)[0])
+        self.curve.setData(x, y, skipFiniteCheck=True)
         self.plotItem.autoRange(padding=0.02)
         self._on_main_range(None, self.main.plotItem.getViewBox().viewRange()[0])
 

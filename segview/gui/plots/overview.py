@@ -7,7 +7,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from ...core.model import Series
 from .labeled import overview_values
 from .series_plot import AXIS_WIDTH, SERIES_PEN
-from .style import envelope, for_display, peak_downsampling
+from .style import envelope, for_display
 
 
 class PanViewBox(pg.ViewBox):
@@ -48,7 +48,12 @@ class Overview:
         self.plot.setMaximumHeight(70)
         self.plot.setMinimumHeight(45)  # stays usable when many tracks share a short window
         self.curve = pg.PlotDataItem(pen=pg.mkPen(SERIES_PEN, width=1))
-        peak_downsampling(self.plot, clip=False)  # the overview always shows everything
+        # No automatic downsampling here: pyqtgraph picks its factor from the strip's width when the
+        # data arrive, before the window is laid out (a few pixels wide), and keeps it while the
+        # range does not change, so the strip showed a 75x-decimated sawtooth. The envelope below
+        # already caps the curve at 8192 points with every block's peaks.
+        self.plot.setDownsampling(ds=1, auto=False)
+        self.plot.setClipToView(False)
         self.plot.addItem(self.curve)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(80, 120, 200, 40))
         self.region.setZValue(10)
