@@ -66,7 +66,10 @@ def test_cancel_reaches_the_worker_and_the_pool_stays_usable(procs):
         seen.append(fraction)
         ctx.cancel()  # cancel at the first progress report
 
-    call = procs.submit(spec, s, spec.defaults())
+    # ten times the bootstrap: the run must outlast the parent's polling by far, whatever the
+    # machine (since CP-SSD got faster the default run could end before its first report was seen)
+    slow = spec.coerce({"bootstrap_resamples": 100_000})
+    call = procs.submit(spec, s, slow)
     with pytest.raises(Cancelled):
         call.wait(lambda: ctx.cancelled, on_progress)
     assert seen and 0 < seen[0] <= 1
@@ -77,10 +80,11 @@ def test_cancel_reaches_the_worker_and_the_pool_stays_usable(procs):
 
 def test_progress_messages_cross_the_process_boundary(procs):
     spec = registry.get("cpssd")
-    s, _ = warmup_plateau(n=600, seed=4)
+    s, _ = warmup_plateau(n=3000, seed=4)
     reports: list[tuple[float, str]] = []
     ctx = RunContext(on_progress=lambda f, m: reports.append((f, m)))
-    result, _ = procs.run(spec, s, spec.defaults(), ctx)
+    # long enough that the parent polls while the worker still runs (see the test above)
+    result, _ = procs.run(spec, s, spec.coerce({"bootstrap_resamples": 100_000}), ctx)
     assert result.detector == "cpssd"
     assert reports, "no progress reported"
     fractions = [f for f, _ in reports]

@@ -280,6 +280,8 @@ class LocalExecutor(Executor):
             else:
                 pool.shutdown(wait=True)
             pending = [t for k, t in enumerate(pending) if k not in done]
+            # retry series by series, so that a series that kills its worker takes no other with it
+            pending = [(members, (ri,)) for members, idx in pending for ri in idx]
             if pending and attempt == 0:
                 log.warning("a worker process died; retrying %d task(s) in fresh worker processes",
                             len(pending))
