@@ -71,3 +71,16 @@ def test_item05_zombie_session_is_a_message_in_the_annotator(qtbot, tmp_path, mo
     monkeypatch.setattr(win, "show_error", shown.append)
     assert not win.open_session(str(db), "zombie", "alice")
     assert shown and "session delete zombie" in shown[0]
+
+
+def test_item09_session_dialog_never_shows_the_password(qtbot):
+    from segview.gui.annotate.session_dialog import SessionDialog
+
+    url = "postgresql://judge:Secret99@127.0.0.1:1/segview"
+    dlg = SessionDialog(url, [])
+    qtbot.addWidget(dlg)
+    shown = dlg.db_edit.text() + dlg.db_status.text() + dlg.error.text()
+    assert "Secret99" not in shown and "judge:***@" in dlg.db_edit.text()
+    assert dlg.db_url() == url  # the masked field still means the real database
+    dlg.db_edit.setText("other.sqlite")
+    assert dlg.db_url() == "other.sqlite"

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
 
+from ...core.secrets import mask_secrets
 from ...core.annotation.session import AnnotationSession
 from ...core.annotation.store import PROTOCOLS, Store, default_db_path
 from ...core.errors import RecoverableError
@@ -47,7 +48,10 @@ class SessionDialog(QDialog):
         self.paths = list(paths or [])
         form = QFormLayout()
         # database
-        self.db_edit = QLineEdit(db or str(default_db_path().resolve()))
+        # A URL's password is never shown: the field shows it masked and the real URL is used as
+        # long as the masked text is left as it is.
+        self._db_secret = db if db and mask_secrets(db) != db else None
+        self.db_edit = QLineEdit(mask_secrets(db) if db else str(default_db_path().resolve()))
         self.db_edit.setToolTip("SQLite file, or a database URL such as "
                                 "postgresql://user@host/segview (shared by several machines)")
         browse = QPushButton("Browse…")
@@ -116,12 +120,19 @@ class SessionDialog(QDialog):
         self.connect_db()
 
     # ------------------------------------------------------------------ database
+    def db_url(self) -> str:
+        """The database the user means: the real URL while its masked form is shown unchanged."""
+        text = self.db_edit.text().strip()
+        if self._db_secret is not None and text == mask_secrets(self._db_secret):
+            return self._db_secret
+        return text
+
     def connect_db(self) -> bool:
         """(Re)read the sessions of the database in the location field; False on failure."""
         self.session_combo.clear()
         self.error.clear()
         try:
-            with Store(self.db_edit.text().strip() or None) as store:
+            with Store(self.db_url() or None) as store:
                 names = store.session_names()
                 self.db_status.setText(f"{store.display_url} — {len(names)} session(s)")
         except RecoverableError as err:
@@ -150,7 +161,7 @@ class SessionDialog(QDialog):
         self.judge_combo.clear()
         if name:
             try:
-                with Store(self.db_edit.text().strip() or None) as store:
+                with Store(self.db_url() or None) as store:
                     s = AnnotationSession.open(store, name)
                     self.judge_combo.addItems([j.name for j in s.judges()])
             except RecoverableError as err:
@@ -185,7 +196,7 @@ class SessionDialog(QDialog):
     def choice(self) -> SessionChoice:
         judge = self.judge_combo.currentText().strip()
         role = "adjudicator" if self.adjudicator.isChecked() else "judge"
-        db = self.db_edit.text().strip()
+        db = self.db_url()
         if self.new_radio.isChecked():
             return SessionChoice(db, self.new_name.text().strip(), judge, role, True,
                                  self.protocol_combo.currentText(), list(self.paths))
