@@ -133,5 +133,10 @@ RFPOP = register(DetectorSpec(
     run=_run, min_length=1, affine_invariant=True,
     citation="Fearnhead & Rigaill (2019), JASA 114(525):169-183",
     description="Exact penalised change-in-mean segmentation robust to outliers (biweight loss, "
-                "functional pruning); isolated spikes are not cut out as segments.",
+                "functional pruning); isolated spikes are not cut out as segments. Default: the "
+                "paper's threshold K = 3 and penalty 2 ln n, both in units of the noise sd (MAD of "
+                "first differences), so results do not depend on the data's units. Known limits: "
+                "a shift smaller than about K noise sds, or a run of outliers as long as a real "
+                "segment, is not told apart from noise; a sigma far below the noise makes every "
+                "point an outlier and the search slow.",
 ))
