@@ -154,7 +154,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         mb = self.menuBar()
         f = mb.addMenu("&Session")
         self._act(f, "&Open or create session…", self.ask_session, ["Ctrl+O"])
-        self._act(f, "&Close", self.close, ["Ctrl+W"])
+        self._act(f, "&Close", self.close, ["Ctrl+W", "Ctrl+Q"])  # the annotator is its own app
         lab = mb.addMenu("&Label")
         self.label_actions = [
             self._act(lab, "&Steady", self.mark_steady, ["S"]),
