@@ -170,6 +170,14 @@ def backtrack(last: NDArray[np.int64], n: int) -> NDArray[np.int64]:
     return np.asarray(cps[::-1], dtype=np.int64)
 
 
+@njit(nogil=True, cache=True)
+def _grown(a: NDArray[np.float64], j: int, size: int) -> NDArray[np.float64]:
+    """A new array of ``size`` holding the first ``j`` values of ``a`` (candidate lists grow)."""
+    out = np.empty(size)
+    out[:j] = a[:j]
+    return out
+
+
 @njit(nogil=True, cache=True, error_model="numpy")
 def pelt_l2_advance(y: NDArray[np.float64], centre: float, F: NDArray[np.float64],
                     last: NDArray[np.int64], t_from: int, t_to: int, beta: float, tie_last: bool,
@@ -231,18 +239,10 @@ def pelt_l2_advance(y: NDArray[np.float64], centre: float, F: NDArray[np.float64
             j += keep
         if j + 1 > ctau.size:
             size = 2 * ctau.size
-            ctau2 = np.empty(size)
-            ctau2[:j] = ctau[:j]
-            ctau = ctau2
-            cF2 = np.empty(size)
-            cF2[:j] = cF[:j]
-            cF = cF2
-            cS2 = np.empty(size)
-            cS2[:j] = cS[:j]
-            cS = cS2
-            cQ2 = np.empty(size)
-            cQ2[:j] = cQ[:j]
-            cQ = cQ2
+            ctau = _grown(ctau, j, size)
+            cF = _grown(cF, j, size)
+            cS = _grown(cS, j, size)
+            cQ = _grown(cQ, j, size)
             vbuf = np.empty(size)
         ctau[j] = tf
         cF[j] = ft
