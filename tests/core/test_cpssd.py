@@ -46,6 +46,17 @@ def test_outlier_filter_equals_the_window_by_window_rule():
     assert cpssd.outlier_mask(y, 18).sum() >= 4
 
 
+@pytest.mark.parametrize("window", [200, 201, 5, 4])
+def test_sliding_window_bands_equal_numpys_median_and_quantile(window):
+    # the sorted sliding window must give numpy's median/quantile bit for bit, ties included
+    rng = np.random.default_rng(window)
+    for y in (rng.normal(size=700), rng.integers(0, 4, 650).astype(float),
+              np.round(rng.lognormal(0.0, 1.0, 600), 2), 3.0 + 1e-9 * rng.normal(size=500)):
+        hi, lo = cpssd.outlier_bands(y, window)
+        hi_ref, lo_ref = cpssd._outlier_bands_numpy(y, window)
+        assert hi.tobytes() == hi_ref.tobytes() and lo.tobytes() == lo_ref.tobytes()
+
+
 def test_outlier_filter_short_series_flags_nothing():
     y = np.r_[np.ones(250), 100.0]
     assert not cpssd.outlier_mask(y, 289).any()      # N - skip < 200: no complete window

@@ -143,6 +143,28 @@ def test_cost_table_pelt_is_bit_identical_to_direct_pelt(minseglen):
         pelt_r_meanvar(s1, s2, 1.0, 2, table[:-1])
 
 
+def test_many_penalties_in_one_pass_equal_single_runs():
+    # pelt_r_meanvar_many interleaves runs by t (one pass over the table): same results, and CROPS
+    # fed with it makes the same runs, breakpoints and counts
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.normal(5, 1, 150), rng.normal(6, 2, 120),
+                        np.round(rng.lognormal(0, 1, 130), 1)])
+    s1, s2 = prefix_sums_r(x)
+    table = segment_costs(s1, s2)
+    betas = [-5.0, 0.0, 3.0, 30.0, 30.0, 250.0, 1e6]
+    many = _pelt_r.pelt_r_meanvar_many(s1, s2, betas, 2, table)
+    for beta, (cpts, q) in zip(betas, many):
+        one = pelt_r_meanvar(s1, s2, beta, 2, table)
+        assert cpts.tolist() == one[0].tolist() and q == one[1]
+    assert _pelt_r.pelt_r_meanvar_many(s1, s2, [], 2, table) == []
+    from segview.core.detectors import _crops
+    ln_n = math.log(x.size)
+    ref = _crops.crops_r(lambda b: pelt_r_meanvar(s1, s2, b, 2, table), 4 * ln_n, 1e5 * ln_n)
+    got = _crops.crops_r(lambda b: pelt_r_meanvar(s1, s2, b, 2, table), 4 * ln_n, 1e5 * ln_n,
+                         pelt_many=lambda bs: _pelt_r.pelt_r_meanvar_many(s1, s2, bs, 2, table))
+    assert repr(got) == repr(ref) and ref.runs > 2
+
+
 def test_pelt_output_format_and_step_detection():
     x = np.concatenate([np.linspace(1, 1.1, 50), np.linspace(5, 5.2, 50)])
     cpts, q = pelt_r_meanvar(*prefix_sums_r(x), 10 * math.log(100))

@@ -22,6 +22,11 @@ from ..context import NULL_CONTEXT, RunContext
 ALL_EQUAL_TOL: float = math.sqrt(2.0 ** -52)
 
 PeltFn = Callable[[float], tuple[NDArray[np.int64], float]]
+PeltManyFn = Callable[[list[float]], list[tuple[NDArray[np.int64], float]]]
+
+
+#: Most penalties given to one ``pelt_many`` call.
+_MANY_CHUNK: int = 16
 
 
 class CropsLimitError(RuntimeError):
@@ -59,7 +64,7 @@ def all_equal(target: float, current: float, tol: float = ALL_EQUAL_TOL) -> bool
 
 
 def crops_r(pelt: PeltFn, beta_min: float, beta_max: float, ctx: RunContext = NULL_CONTEXT,
-            max_runs: int = 20000) -> CropsResult:
+            max_runs: int = 20000, pelt_many: PeltManyFn | None = None) -> CropsResult:
     """Run changepoint 2.2.2's CROPS loop over ``[beta_min, beta_max]``.
 
     Args:
@@ -68,6 +73,8 @@ def crops_r(pelt: PeltFn, beta_min: float, beta_max: float, ctx: RunContext = NU
         beta_min, beta_max: the penalty range (``beta_min < beta_max``).
         ctx: cancellation and progress.
         max_runs: safety cap on PELT runs.
+        pelt_many: optional ``[beta, ...] -> [pelt(beta), ...]`` (same results); the penalties of
+            one CROPS iteration are known together, so they are run in one call.
 
     Raises:
         CropsLimitError: more than ``max_runs`` runs were needed.
@@ -80,6 +87,13 @@ def crops_r(pelt: PeltFn, beta_min: float, beta_max: float, ctx: RunContext = NU
     runs = 0
     while batch:
         new_counts, new_costs = [], []
+        todo = list(dict.fromkeys(b for b in batch if b not in cache))
+        if pelt_many is not None and len(todo) > 1 and runs + len(batch) <= max_runs:
+            for k in range(0, len(todo), _MANY_CHUNK):   # chunks: cancel stays responsive
+                ctx.check()
+                part = todo[k:k + _MANY_CHUNK]
+                for beta, (cpts, q) in zip(part, pelt_many(part)):
+                    cache[beta] = (int(cpts.size), float(q))
         for beta in batch:
             ctx.check()
             if beta not in cache:

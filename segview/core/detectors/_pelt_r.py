@@ -215,6 +215,94 @@ def _pelt_r_kernel_table(costs, beta, minseglen, last, nseg, f):
         ncand = keep + 1
 
 
+@njit(nogil=True, cache=True)
+def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
+    # _pelt_r_kernel_table for several penalties at once (row p of last/nseg/f is penalty p).
+    # The runs are independent; interleaving them by t reads each column of the table once for
+    # all of them while it is in cache: a dense run (few change points, little pruning) streams the
+    # whole 36 MB table and is bound by that traffic, not by the additions.
+    k = betas.size
+    n = f.shape[1] - 1
+    cand = np.empty((k, n + 2), dtype=np.uint64)
+    vals = np.empty((k, n + 2), dtype=np.float64)
+    ncand = np.empty(k, dtype=np.int64)
+    for p in range(k):
+        f[p, 0] = -betas[p]
+        last[p, 0] = 0
+        nseg[p, 0] = 0
+        for t in range(minseglen, min(2 * minseglen, n + 1)):
+            f[p, t] = costs[t * (t - 1) // 2]
+            last[p, t] = 0
+            nseg[p, t] = 1
+        cand[p, 0] = 0
+        cand[p, 1] = minseglen
+        ncand[p] = 2
+    for t in range(2 * minseglen, n + 1):
+        off = t * (t - 1) // 2
+        col = costs[off:off + t]
+        for p in range(k):
+            beta = betas[p]
+            fp = f[p]
+            cp = cand[p]
+            vp = vals[p]
+            nc = ncand[p]
+            tau = cp[0]
+            bestv = (fp[tau] + col[tau]) + beta
+            vp[0] = bestv
+            best = 0
+            for i in range(1, nc):
+                tau = cp[i]
+                v = (fp[tau] + col[tau]) + beta
+                vp[i] = v
+                if v < bestv:      # strict: the first of equal minima wins, as in R
+                    bestv = v
+                    best = i
+            fp[t] = bestv
+            last[p, t] = cp[best]
+            nseg[p, t] = nseg[p, cp[best]] + 1
+            bound = bestv + beta
+            keep = 0
+            for i in range(nc):
+                cp[keep] = cp[i]
+                keep += 1 if vp[i] <= bound else 0
+            cp[keep] = t - minseglen + 1
+            ncand[p] = keep + 1
+
+
+def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas: list[float],
+                        minseglen: int, costs: NDArray[np.float64]
+                        ) -> list[tuple[NDArray[np.int64], float]]:
+    """:func:`pelt_r_meanvar` with the cost table for each penalty of ``betas`` (same results,
+    one pass over the table for all of them)."""
+    n = s1.size - 1
+    if n < 2 * minseglen:
+        raise ValueError(f"PELT needs at least {2 * minseglen} points, got {n}")
+    if costs.size != n * (n + 1) // 2:
+        raise ValueError(f"cost table has {costs.size} entries, expected {n * (n + 1) // 2}")
+    k = len(betas)
+    b = np.asarray([float(v) for v in betas], dtype=np.float64)
+    last = np.zeros((k, n + 1), dtype=np.int64)
+    nseg = np.zeros((k, n + 1), dtype=np.int64)
+    f = np.zeros((k, n + 1), dtype=np.float64)
+    if k:
+        _pelt_r_kernel_table_many(costs, b, int(minseglen), last, nseg, f)
+    return [_result(last[p], nseg[p], f[p], float(b[p])) for p in range(k)]
+
+
+def _result(last: NDArray[np.int64], nseg: NDArray[np.int64], f: NDArray[np.float64], beta: float
+            ) -> tuple[NDArray[np.int64], float]:
+    """R's ``cpts`` (walk back from ``n``) and the unpenalised cost of one PELT run."""
+    n = f.size - 1
+    cps = []
+    c = n
+    while c != 0:
+        cps.append(c)
+        c = int(last[c])
+    cps.reverse()
+    q = float(f[n] - float(nseg[n] - 1) * float(beta))
+    return np.asarray(cps, dtype=np.int64), q
+
+
 def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
                    minseglen: int = 2, costs: NDArray[np.float64] | None = None
                    ) -> tuple[NDArray[np.int64], float]:
@@ -246,11 +334,4 @@ def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float
     else:
         _pelt_r_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), float(beta),
                        int(minseglen), last, nseg, f)
-    cps = []
-    c = n
-    while c != 0:
-        cps.append(c)
-        c = int(last[c])
-    cps.reverse()
-    q = float(f[n] - float(nseg[n] - 1) * float(beta))
-    return np.asarray(cps, dtype=np.int64), q
+    return _result(last, nseg, f, float(beta))

@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
@@ -112,6 +113,95 @@ def warmup_skip(y: NDArray[np.float64], window: int = OUTLIER_WINDOW) -> int | N
     return int(skip)
 
 
+@njit(nogil=True, cache=True)
+def _window_order_stats(y, n_win, window, ranks, out):  # pragma: no cover (compiled)
+    """``out[w, j]`` = the ``ranks[j]``-th smallest value of ``y[w : w + window]``, ``w < n_win``.
+
+    One sorted copy of the window slides along ``y``: the value leaving is found by bisection and
+    removed, the value entering is inserted in place (O(window) per step instead of a partition of
+    every window). Order statistics are values of ``y``, so they are exactly what a partition finds.
+    ``y`` must be free of NaN.
+    """
+    buf = np.sort(y[:window])
+    for w in range(n_win):
+        if w > 0:
+            old = y[w - 1]
+            lo = 0
+            hi = window - 1
+            while lo < hi:                      # leftmost position holding a value >= old
+                mid = (lo + hi) // 2
+                if buf[mid] < old:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for i in range(lo, window - 1):
+                buf[i] = buf[i + 1]
+            new = y[w + window - 1]
+            i = window - 1
+            while i > 0 and buf[i - 1] > new:
+                buf[i] = buf[i - 1]
+                i -= 1
+            buf[i] = new
+        for j in range(ranks.size):
+            out[w, j] = buf[ranks[j]]
+
+
+def _quantile_linear(lower: NDArray[np.float64], upper: NDArray[np.float64], n: int, q: float
+                     ) -> tuple[int, NDArray[np.float64]]:
+    """numpy's default (``"linear"``) quantile ``q`` of samples of size ``n`` from the two order
+    statistics around it: returns the lower rank and, given those statistics, the quantile values.
+
+    Mirrors numpy 2.x's ``_quantile``: virtual index ``(n - 1) q``, ``gamma`` its fractional part,
+    ``_lerp`` (``a + (b - a) gamma``, or ``b - (b - a)(1 - gamma)`` when ``gamma >= 0.5``).
+    """
+    virtual = float(n - 1) * q
+    prev = math.floor(virtual)
+    gamma = virtual - prev
+    diff = upper - lower
+    if gamma >= 0.5:
+        return prev, upper - diff * (1.0 - gamma)
+    return prev, lower + diff * gamma
+
+
+def _lower_rank(n: int, q: float) -> int:
+    return min(math.floor(float(n - 1) * q), n - 2)
+
+
+def outlier_bands(y: NDArray[np.float64], window: int = OUTLIER_WINDOW
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(hi, lo)`` = ``median +- 3 (P99 - P1)`` of every complete window of ``y`` (numpy's
+    ``median`` and default ``quantile``, bit for bit), from a sliding sorted window."""
+    n_win = y.size - window + 1
+    if not np.isfinite(y).all():
+        return _outlier_bands_numpy(y, window)
+    r1, r99 = _lower_rank(window, 0.01), _lower_rank(window, 0.99)
+    mid = window // 2
+    ranks = np.array([r1, r1 + 1, r99, r99 + 1, mid - 1 if window % 2 == 0 else mid, mid],
+                     dtype=np.int64)
+    st = np.empty((n_win, ranks.size))
+    _window_order_stats(np.ascontiguousarray(y, dtype=np.float64), n_win, window, ranks, st)
+    _, p1 = _quantile_linear(st[:, 0], st[:, 1], window, 0.01)
+    _, p99 = _quantile_linear(st[:, 2], st[:, 3], window, 0.99)
+    med = (st[:, 4] + st[:, 5]) / 2.0 if window % 2 == 0 else st[:, 5]   # numpy's mean of the middle
+    return med + 3 * (p99 - p1), med - 3 * (p99 - p1)
+
+
+def _outlier_bands_numpy(y: NDArray[np.float64], window: int = OUTLIER_WINDOW
+                         ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Reference for :func:`outlier_bands`: numpy's median and quantile per block of windows."""
+    n_win = y.size - window + 1
+    hi = np.empty(n_win)
+    lo = np.empty(n_win)
+    for b0 in range(0, n_win, _BLOCK):
+        b1 = min(n_win, b0 + _BLOCK)
+        win = sliding_window_view(y[b0: b1 + window - 1], window)
+        med = np.median(win, axis=1)
+        p1, p99 = np.quantile(win, [0.01, 0.99], axis=1)
+        hi[b0:b1] = med + 3 * (p99 - p1)
+        lo[b0:b1] = med - 3 * (p99 - p1)
+    return hi, lo
+
+
 def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW
                  ) -> NDArray[np.bool_]:
     """Outliers of SEALAB's sliding-window filter (spec §2), vectorised as a sliding min/max.
@@ -124,15 +214,7 @@ def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW
     n_win = n - window + 1 - skip
     if n_win <= 0:
         return mask
-    hi = np.empty(n_win)
-    lo = np.empty(n_win)
-    for b0 in range(0, n_win, _BLOCK):
-        b1 = min(n_win, b0 + _BLOCK)
-        win = sliding_window_view(y[skip + b0: skip + b1 + window - 1], window)
-        med = np.median(win, axis=1)
-        p1, p99 = np.quantile(win, [0.01, 0.99], axis=1)
-        hi[b0:b1] = med + 3 * (p99 - p1)
-        lo[b0:b1] = med - 3 * (p99 - p1)
+    hi, lo = outlier_bands(y[skip:], window)
     pad = window - 1
     hi_min = sliding_window_view(np.concatenate([np.full(pad, np.inf), hi, np.full(pad, np.inf)]),
                                  window).min(axis=1)
@@ -179,9 +261,13 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
     def pelt(beta: float) -> tuple[NDArray[np.int64], float]:
         return _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs)
 
+    def pelt_many(betas: list[float]) -> list[tuple[NDArray[np.int64], float]]:
+        return _pelt_r.pelt_r_meanvar_many(s1, s2, betas, MINSEGLEN, costs)
+
     try:
         crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,
-                               params["penalty_max_factor"] * ln_n, ctx)
+                               params["penalty_max_factor"] * ln_n, ctx,
+                               pelt_many=None if costs is None else pelt_many)
     except _crops.CropsLimitError as err:
         raise InputError("series", f"cpssd: {err}") from None
     try:
