@@ -1,4 +1,5 @@
-"""Start-up stays light: ``import segview`` and ``segview --help`` load no heavy library (issue 15.5).
+"""Start-up stays light: ``import segview``, ``segview --help`` and ``segview methods`` load no heavy
+library (issue 15.5); listing detectors loads no numba kernels.
 
 Checked in a fresh interpreter through ``sys.modules`` (timings are a benchmark's business:
 ``tests/benchmarks/bench_startup.py``).
@@ -14,11 +15,13 @@ import pytest
 from segview.cli import main as cli_main
 
 HEAVY = ("scipy.stats", "statsmodels", "matplotlib", "pandas", "PySide6", "numba", "pyqtgraph")
+#: what registering and listing the detectors must not load (their kernels load when they run)
+KERNEL_LIBS = ("numba", "llvmlite", "scipy", "statsmodels", "pandas", "PySide6", "sklearn", "kneed")
 
 
-def _loaded_after(code: str) -> list[str]:
+def _loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
     probe = (f"{code}\nimport sys\n"
-             f"print([m for m in {HEAVY!r} if m in sys.modules])\n")
+             f"print([m for m in {heavy!r} if m in sys.modules])\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True)
     return eval(out.stdout.strip().splitlines()[-1])  # a list literal printed by the probe
@@ -37,6 +40,26 @@ def test_help_loads_no_heavy_library():
             "        pass\n"
             "assert 'detect' in buf.getvalue() and 'methods' in buf.getvalue()")
     assert _loaded_after(code) == []
+
+
+def test_listing_methods_loads_no_kernel_library():
+    # what `segview methods` does: every detector registered, every spec's parameters and presets
+    code = ("import contextlib, io, json, segview.cli.main as m\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as buf:\n"
+            "    assert m.main(['methods', '--json']) == 0\n"
+            "    assert m.main(['methods', 'kbkssd']) == 0\n"
+            "assert 'kbkssd' in buf.getvalue()\n"
+            "from segview.core import registry\n"
+            "for s in registry.all_specs():\n"
+            "    s.defaults(); [s.coerce({}, preset=p.name) for p in s.presets]\n"
+            "    registry.multivariate_runner(s.name)")
+    assert _loaded_after(code, KERNEL_LIBS) == []
+
+
+def test_a_detector_loads_its_kernels_when_it_runs():
+    code = ("import numpy as np, segview\n"
+            "segview.detect(np.r_[np.linspace(3, 1, 100), np.ones(200)], 'binseg')")
+    assert "numba" in _loaded_after(code, KERNEL_LIBS)
 
 
 def test_the_probe_sees_a_heavy_import():

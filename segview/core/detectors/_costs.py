@@ -2,7 +2,8 @@
 
 Every search method in the package (OP, PELT, binary segmentation, and the PELT of CP-SSD) builds the
 prefix sums once with :func:`prefix_sums` and evaluates a segment ``y[a:b]`` with the jitted
-:func:`segment_cost`, so that all variants produce bitwise-identical optimal costs.
+``segment_cost``, so that all variants produce bitwise-identical optimal costs. The kernel lives in
+:mod:`._cost_kernels` (this module imports no numba); ``_costs.segment_cost`` still names it.
 
 Costs (``kind`` codes, usable inside numba kernels):
 
@@ -14,17 +15,13 @@ Costs (``kind`` codes, usable inside numba kernels):
   ``mll_meanvar`` of that package, so CP-SSD's emulation can use it.
 
 ``mbic`` adds ``ln(m)`` to each segment's cost (R ``changepoint``'s MBIC, spec §2).
-
-Note for developers: numba's on-disk cache does not track calls into other modules, and
-:func:`segment_cost` is inlined into the kernels. After editing it, delete the kernels' cache files
-(``__pycache__/*.nbi``/``*.nbc`` of the importing modules) or their results stay stale.
 """
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
 from ..errors import ParameterError
@@ -63,30 +60,6 @@ def prefix_sums(y: NDArray[np.float64], centre: bool = True
     np.cumsum(c, out=S[1:])
     np.cumsum(c * c, out=Q[1:])
     return S, Q
-
-
-@njit(nogil=True, cache=True, inline="always")
-def segment_cost(S: NDArray[np.float64], Q: NDArray[np.float64], a: int, b: int, kind: int,
-                 var_offset: float, mbic: bool) -> float:
-    """Cost of ``y[a:b]`` (``b > a``) from prefix sums; see the module docstring for ``kind``."""
-    m = b - a
-    s = S[b] - S[a]
-    sse = (Q[b] - Q[a]) - s * s / m
-    if kind == L2:
-        c = sse
-    elif kind == NORMAL:
-        var = sse / m
-        if var < VAR_FLOOR:
-            var = VAR_FLOOR
-        c = m * ((_LOG_2PI + math.log(var + var_offset)) + 1.0)
-    else:
-        var = sse / m
-        if var <= 0.0:
-            var = VAR_FLOOR
-        c = m * ((_LOG_2PI + math.log(var)) + 1.0)
-    if mbic:
-        c += math.log(m)
-    return c
 
 
 def check_cost(cost: str, min_size: int, method: str) -> None:
@@ -130,3 +103,11 @@ def resolve_penalty(penalty: float | str, n: int, cost: str, dims: int = 1) -> t
         return 2.0 * (p + 1) * math.log(max(ln_n, 1.0)), False
     raise ParameterError("penalty", f"unknown penalty name {penalty!r} "
                                     f"(known: {', '.join(PENALTY_NAMES)})")
+
+
+def __getattr__(name: str) -> Any:
+    # the jitted segment cost lives in ._cost_kernels: listing detectors imports no numba
+    if name == "segment_cost":
+        from ._cost_kernels import segment_cost
+        return segment_cost
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,12 +15,18 @@ expression as the reference.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
-from . import _pcg64
+from ..lazy import lazy_module
+
+if TYPE_CHECKING:
+    from . import _pcg64
+else:
+    _pcg64 = lazy_module("._pcg64", __package__)
 
 #: Default global seed of the bootstrap (documented constant; any value is as faithful as another).
 DEFAULT_SEED: int = 20240722

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from ._costs import segment_cost
+from ._cost_kernels import segment_cost
 
 _INF = np.inf
 

@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import RunContext
 from ..errors import ParameterError
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
-from . import _autoparm_kernels as K
+
+if TYPE_CHECKING:
+    from . import _autoparm_kernels as K
+else:
+    K = lazy_module("._autoparm_kernels", __package__)
 
 log = logging.getLogger(__name__)
 

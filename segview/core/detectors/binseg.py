@@ -14,18 +14,24 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
-from ._partition_kernels import best_split
 from .partition import COMMON_PARAMS, auto_min_size, partition_presets, prepare_values
+
+if TYPE_CHECKING:
+    from . import _partition_kernels as _pk
+else:
+    _pk = lazy_module("._partition_kernels", __package__)
 
 
 def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float | str = "bic",
@@ -63,7 +69,7 @@ def binary_segmentation(y: NDArray[np.float64], cost: str = "l2", penalty: float
     args = (m, _costs.COSTS[cost], float(var_offset), bool(mbic))
 
     def node(a: int, b: int) -> tuple[float, int, int, int]:
-        gain, q = best_split(S, Q, a, b, *args)
+        gain, q = _pk.best_split(S, Q, a, b, *args)
         return -gain, a, b, q
 
     splits: list[tuple[int, float]] = []

@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -43,11 +44,17 @@ from numpy.typing import NDArray
 
 from ..context import RunContext
 from ..errors import InputError, ParameterError
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
-from . import _crops, _knee, _pelt_r
+from . import _crops, _knee
 from ._cpssd_bootstrap import DEFAULT_SEED, classify_backward
+
+if TYPE_CHECKING:
+    from . import _pelt_r
+else:
+    _pelt_r = lazy_module("._pelt_r", __package__)
 
 log = logging.getLogger(__name__)
 

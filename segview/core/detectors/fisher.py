@@ -16,17 +16,23 @@ import math
 import zlib
 from dataclasses import dataclass
 from threading import Lock
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..diskmemo import DiskMemo
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _fisher_table
-from ._fisher_kernels import block_t, sieve_t, simulate_t, two_partition
+
+if TYPE_CHECKING:
+    from . import _fisher_kernels as _fk
+else:
+    _fk = lazy_module("._fisher_kernels", __package__)
 
 log = logging.getLogger(__name__)
 MC_VERSION = 1
@@ -48,6 +54,11 @@ def lag1_autocorrelation(x: NDArray[np.float64]) -> float:
     c = x - x.mean()
     den = float(np.dot(c, c))
     return float(np.dot(c[:-1], c[1:])) / den if den > 0 else 0.0
+
+
+def simulate_t(innov: NDArray[np.float64], phi: float, m: int) -> NDArray[np.float64]:
+    """:func:`._fisher_kernels.simulate_t`, looked up here at each call (tests replace it)."""
+    return _fk.simulate_t(innov, phi, m)
 
 
 def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 4000,
@@ -153,7 +164,7 @@ def sieve_tc(x: NDArray[np.float64], q: int | None = None, alpha: float = 0.05, 
     while done < reps:
         rows = min(batch, reps - done)
         idx = rng.integers(0, resid.size, (rows, n + burn))
-        parts.append(sieve_t(coef, resid, idx, n, min_size))
+        parts.append(_fk.sieve_t(coef, resid, idx, n, min_size))
         done += rows
     return float(np.quantile(np.concatenate(parts), 1.0 - alpha))
 
@@ -185,7 +196,7 @@ def block_tc(z: NDArray[np.float64], alpha: float = 0.05, reps: int = 199, min_s
     z = np.ascontiguousarray(z, dtype=np.float64)
     rng = np.random.default_rng([seed, n, *key, 1602, zlib.crc32(z.tobytes())])
     starts = rng.integers(0, n, (reps, -(-n // block)))
-    t = np.sort(block_t(z, starts, block, min_size))
+    t = np.sort(_fk.block_t(z, starts, block, min_size))
     k = max(1, int(math.floor(alpha * (reps + 1) + 1e-9)))
     return float(t[reps - k])
 
@@ -259,7 +270,7 @@ class _Search:
             n = b - a
             if n < max(2 * self.m, self.min_test):
                 continue
-            d_p, d_q, q = two_partition(self.S, self.Q, a, b, self.m)
+            d_p, d_q, q = _fk.two_partition(self.S, self.Q, a, b, self.m)
             if d_p == 0.0:
                 continue
             t = math.inf if d_q == 0.0 else d_p / d_q
@@ -326,7 +337,7 @@ def candidate_tree(x: NDArray[np.float64], depth: int, min_size: int = 1
         a, b, d = stack.pop()
         if d >= depth or b - a < max(2 * min_size, 2):
             continue
-        d_p, d_q, q = two_partition(S, Q, a, b, min_size)
+        d_p, d_q, q = _fk.two_partition(S, Q, a, b, min_size)
         if not d_q < d_p:
             continue
         out.append({"a": a, "b": b, "q": int(q), "T": math.inf if d_q == 0 else d_p / d_q,

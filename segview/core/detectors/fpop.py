@@ -13,14 +13,21 @@ dynamic programme otherwise; ``search="fpop"`` outside that raises :class:`Param
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
+from ..lazy import lazy_module
 from ..params import ParamSpec
 from . import _costs
-from ._fpop_kernels import EPS_REL, fpop_l2_advance, fpop_state
+
+if TYPE_CHECKING:
+    from . import _fpop_kernels as _fk
+else:
+    _fk = lazy_module("._fpop_kernels", __package__)
 
 SEARCHES: tuple[str, ...] = ("auto", "dp", "fpop")
 _STEPS_PER_CALL = 1 << 20
@@ -63,12 +70,12 @@ def use_fpop(search: str, cost: str, min_size: int | None, penalty: float | str,
 
 
 def fpop_l2(y: NDArray[np.float64], beta: float, tie_last: bool = False,
-            ctx: RunContext = NULL_CONTEXT, eps_rel: float = EPS_REL
+            ctx: RunContext = NULL_CONTEXT, eps_rel: float | None = None
             ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """``(F, last)`` of the exact L2 segmentation with penalty ``beta`` and min_size 1.
 
     Bitwise equal to ``optimal_partition(y, "l2", beta, 1)``'s ``F`` and ``last`` (``tie="last"``
-    when ``tie_last``). ``y`` must be finite float64.
+    when ``tie_last``). ``y`` must be finite float64; ``eps_rel`` None is the kernel's ``EPS_REL``.
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
     n = y.size
@@ -80,13 +87,14 @@ def fpop_l2(y: NDArray[np.float64], beta: float, tie_last: bool = False,
     last = np.empty(n + 1, dtype=np.int64)
     F[0] = -beta
     last[0] = -1
-    *arrays, scal, cnt = fpop_state()
+    *arrays, scal, cnt = _fk.fpop_state()
+    eps = _fk.EPS_REL if eps_rel is None else float(eps_rel)
     t = 1
     while t <= n:
         ctx.check()
         t_to = min(n + 1, t + _STEPS_PER_CALL)
-        arrays = fpop_l2_advance(y, centre, float(beta), bool(tie_last), float(eps_rel), lo - pad,
-                                 hi + pad, F, last, t, t_to, *arrays, scal, cnt)
+        arrays = _fk.fpop_l2_advance(y, centre, float(beta), bool(tie_last), eps, lo - pad,
+                                     hi + pad, F, last, t, t_to, *arrays, scal, cnt)
         t = t_to
         ctx.progress(t / (n + 1))
     return F, last

@@ -29,18 +29,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.ndimage
 from numpy.typing import NDArray
 
 from ..context import RunContext
 from ..errors import InputError, ParameterError
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
-from . import _kbkssd_kernels as _k
+
+if TYPE_CHECKING:
+    from . import _kbkssd_kernels as _k
+else:
+    _k = lazy_module("._kbkssd_kernels", __package__)
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +167,9 @@ def median_filter(y: NDArray[np.float64], kernel: int) -> NDArray[np.float64]:
     """
     if kernel == 1:
         return y
-    return np.asarray(scipy.ndimage.rank_filter(y, kernel // 2, size=kernel, mode="constant"),
+    from scipy.ndimage import rank_filter
+
+    return np.asarray(rank_filter(y, kernel // 2, size=kernel, mode="constant"),
                       dtype=np.float64)
 
 

@@ -33,22 +33,25 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult
 from . import _costs
 from .fpop import SEARCH_PARAM, fpop_l2, use_fpop
-from ._partition_kernels import (backtrack, op_parallel_advance, pelt_advance,
-                                 pelt_l2_advance)
 from ._scale import SCALE_MODES, scale_values
+
+if TYPE_CHECKING:
+    from . import _partition_kernels as _pk
+else:
+    _pk = lazy_module("._partition_kernels", __package__)
 
 log = logging.getLogger(__name__)
 #: Candidate evaluations per kernel call between two cancellation checks.
@@ -134,7 +137,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
                                  threads, method):
         F, last = fpop_l2(y, beta, tie == "last", ctx)
         ctx.progress(1.0, method)
-        return Partition(backtrack(last, n), F, last, beta, mbic, 1, "fpop")
+        return Partition(_pk.backtrack(last, n), F, last, beta, mbic, 1, "fpop")
     F = np.empty(n + 1)
     last = np.full(n + 1, -1, dtype=np.int64)
     F[0] = -beta
@@ -143,7 +146,7 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     if pruning and m == 1 and cost == "l2" and not mbic and sums is None:
         _run_pelt_l2(y, F, last, beta, tie == "last", ctx)
         ctx.progress(1.0, method)
-        return Partition(backtrack(last, n), F, last, beta, mbic, used)
+        return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used)
     S, Q = _costs.prefix_sums(y) if sums is None else (np.ascontiguousarray(sums[0], np.float64),
                                                         np.ascontiguousarray(sums[1], np.float64))
     if pruning:
@@ -151,18 +154,20 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     else:
         # one thread too runs the blocked kernel: its inner scans have no dependence on the F[t]
         # being written and run ~1.4x faster than op_advance (bench_partition.py)
+        import numba
+
         used = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
         chunk = 0 if schedule == "static" else max(1, block // (4 * used))
         old_threads = numba.get_num_threads()
         numba.set_num_threads(used)
         try:
             with numba.parallel_chunksize(chunk):
-                _run_chunks(lambda a, b: op_parallel_advance(S, Q, F, last, a, b, *args, block),
-                            n, block, ctx)
+                _run_chunks(lambda a, b: _pk.op_parallel_advance(S, Q, F, last, a, b, *args,
+                                                                 block), n, block, ctx)
         finally:
             numba.set_num_threads(old_threads)
     ctx.progress(1.0, method)
-    return Partition(backtrack(last, n), F, last, beta, mbic, used)
+    return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used)
 
 
 def _run_chunks(step: Callable[[int, int], None], n: int, block: int, ctx: RunContext) -> None:
@@ -186,7 +191,7 @@ def _run_pelt(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.floa
     t = 1
     while t <= n:
         t_to = min(n + 1, t + _PELT_STEPS_PER_CALL)
-        pelt_advance(S, Q, F, last, R, state, dom, vbuf, t, t_to, *args)
+        _pk.pelt_advance(S, Q, F, last, R, state, dom, vbuf, t, t_to, *args)
         t = t_to
         ctx.progress(t / (n + 1))
 
@@ -203,7 +208,8 @@ def _run_pelt_l2(y: NDArray[np.float64], F: NDArray[np.float64], last: NDArray[n
     t = 1
     while t <= n:
         t_to = min(n + 1, t + _PELT_STEPS_PER_CALL)
-        arrays = pelt_l2_advance(y, centre, F, last, t, t_to, beta, tie_last, *arrays, scal, cnt)
+        arrays = _pk.pelt_l2_advance(y, centre, F, last, t, t_to, beta, tie_last, *arrays, scal,
+                                     cnt)
         t = t_to
         ctx.progress(t / (n + 1))
 
@@ -285,6 +291,8 @@ def prepare_values(values: NDArray[np.float64], params: Params
 
 
 def _run_op(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    import numba
+
     y, scale, notes = prepare_values(values, params)
     threads = params["threads"]
     if threads > numba.config.NUMBA_NUM_THREADS:

@@ -39,18 +39,24 @@ drops; the judges' labels of this series put the change at 519-529. It carries i
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import RunContext
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult
 from . import _costs
-from ._fpop_kernels import rfpop_biweight_advance
-from ._partition_kernels import backtrack
 from ._scale import noise_sd
+
+if TYPE_CHECKING:
+    from . import _fpop_kernels as _fk, _partition_kernels as _pk
+else:
+    _fk = lazy_module("._fpop_kernels", __package__)
+    _pk = lazy_module("._partition_kernels", __package__)
 
 _STEPS_PER_CALL = 1 << 16
 _Z_MAX = 1e100
@@ -79,11 +85,12 @@ def biweight_partition(y: NDArray[np.float64], beta: float, K: float,
         if ctx is not None:
             ctx.check()
         t_to = min(n + 1, t + _STEPS_PER_CALL)
-        P, W = rfpop_biweight_advance(y, float(K), float(beta), lo, hi, F, last, t, t_to, P, W, cnt)
+        P, W = _fk.rfpop_biweight_advance(y, float(K), float(beta), lo, hi, F, last, t, t_to, P, W,
+                                          cnt)
         t = t_to
         if ctx is not None:
             ctx.progress(t / (n + 1))
-    return backtrack(last, n), F, last
+    return _pk.backtrack(last, n), F, last
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
