@@ -9,13 +9,23 @@ A type checker sees the real module::
         from . import _kbkssd_kernels as _k
     else:
         _k = lazy_module("._kbkssd_kernels", __package__)
+
+A kernel written in a detector module itself (called from Python only) takes :func:`lazy_njit`
+instead of ``numba.njit``: numba is imported and the function compiled (or loaded from numba's
+on-disk cache) at its first call.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import threading
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+_JIT_LOCK = threading.Lock()
 
 
 class LazyModule(ModuleType):
@@ -43,3 +53,31 @@ class LazyModule(ModuleType):
 def lazy_module(name: str, package: str | None = None) -> ModuleType:
     """A stand-in for module ``name`` (relative names need ``package``) imported at first use."""
     return LazyModule(importlib.util.resolve_name(name, package))
+
+
+class _LazyJit:
+    """A function compiled by ``numba.njit(**options)`` at its first call (see :func:`lazy_njit`)."""
+
+    def __init__(self, func: Callable[..., Any], options: dict[str, Any]) -> None:
+        functools.update_wrapper(self, func)
+        self.py_func, self._options = func, options
+        self._dispatcher: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            with _JIT_LOCK:
+                if self._dispatcher is None:
+                    from numba import njit
+
+                    self._dispatcher = njit(**self._options)(self.py_func)
+                dispatcher = self._dispatcher
+        return dispatcher(*args, **kwargs)
+
+
+def lazy_njit(**options: Any) -> Callable[[F], F]:
+    """``numba.njit(**options)`` applied at the first call (Python callers only: another jitted
+    function cannot call the stand-in; put such kernels in a ``_*_kernels`` module)."""
+    def wrap(func: F) -> F:
+        return _LazyJit(func, options)  # type: ignore[return-value]
+    return wrap

@@ -38,13 +38,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 from ..context import RunContext
 from ..errors import InputError, ParameterError
-from ..lazy import lazy_module
+from ..lazy import lazy_module, lazy_njit
 from ..params import ParamSpec, Params
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
@@ -120,7 +119,7 @@ def warmup_skip(y: NDArray[np.float64], window: int = OUTLIER_WINDOW) -> int | N
     return int(skip)
 
 
-@njit(nogil=True, cache=True)
+@lazy_njit(nogil=True, cache=True)
 def _window_order_stats(y, n_win, window, ranks, out):  # pragma: no cover (compiled)
     """``out[w, j]`` = the ``ranks[j]``-th smallest value of ``y[w : w + window]``, ``w < n_win``.
 
