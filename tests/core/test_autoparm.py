@@ -2,6 +2,8 @@
 implementation), statsmodels cross-checks, GA vs exact property, progress and cancellation."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -276,6 +278,25 @@ def test_piece_statistics_and_ljung_box():
     np.testing.assert_allclose(r.stats["lb_pvalues"], [0.517, 0.654, 0.635], atol=5e-4)
     assert [p["lb_lag"] for p in r.stats["pieces"]] == [10, 10, 10]
     assert r.stats["whiteness"]["p>=0.05"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ljung_box_equals_statsmodels_bit_for_bit(seed):
+    # the reference: statsmodels' acorr_ljungbox, which autoparm called before (not imported
+    # in workers any more); p-values and lags must be identical, not close
+    from statsmodels.stats.diagnostic import acorr_ljungbox
+
+    rng = np.random.default_rng(seed)
+    for n_j in (18, 25, 60, 333, 2048):
+        for order in (0, 1, 3, 7):
+            resid = rng.standard_normal(n_j - order).cumsum() * 0.1 + rng.standard_normal(
+                n_j - order)
+            pval, lag = autoparm.ljung_box(resid, order, n_j)
+            if resid.size <= lag:
+                assert math.isnan(pval)
+                continue
+            ref = acorr_ljungbox(resid, lags=[lag], model_df=order, return_df=True)
+            assert pval == float(ref["lb_pvalue"].iloc[0]), (n_j, order)
 
 
 def test_clustering_and_voting_on_given_samples():
