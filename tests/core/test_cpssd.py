@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import segview
-from segview.core.detectors import _cpssd_bootstrap as boot
+from segview.core.detectors import _pelt_r, _cpssd_bootstrap as boot
 from segview.core.detectors import cpssd
 
 
@@ -178,6 +178,20 @@ def test_detector_on_a_warmup_step():
     first = segview.detect(y, "cpssd", bootstrap_resamples=1000, onset_convention="first_steady")
     assert first.steady_start == res.steady_start + 1
     assert res.track("filtered series").y.size + res.stats["n_outliers"] == y.size
+
+
+def test_threads_change_nothing_but_the_wall_time():
+    # table columns, CROPS penalties and the two streams of a test in threads: identical results
+    y = np.concatenate([_step_series(), np.random.default_rng(3).lognormal(-2.2, 0.2, 300)])
+    one = segview.detect(y, "cpssd", bootstrap_resamples=700)
+    two = segview.detect(y, "cpssd", bootstrap_resamples=700, threads=2)
+    assert np.array_equal(one.change_points, two.change_points)
+    assert one.steady_start == two.steady_start
+    assert repr({k: v for k, v in one.stats.items()}) == repr(two.stats)
+    assert len(one.stats["tests"]) >= 1 and one.stats["crops_runs"] > 2
+    s1, s2 = _pelt_r.prefix_sums_r(y)
+    assert _pelt_r.segment_costs(s1, s2, threads=3).tobytes() == \
+        _pelt_r.segment_costs(s1, s2).tobytes()
 
 
 def test_never_steady_when_the_change_is_in_the_last_500():

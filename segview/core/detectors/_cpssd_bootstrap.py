@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..lazy import lazy_module
+from ._threads import run_in_threads
 
 if TYPE_CHECKING:
     from . import _pcg64
@@ -88,15 +89,25 @@ def _resampled_means(seg: NDArray[np.float64], rng: np.random.Generator, resampl
 
 def ratio_ci(last: NDArray[np.float64], seg: NDArray[np.float64], seed: int, test_number: int,
              resamples: int = 10000, alpha: float = 0.05,
-             ctx: RunContext = NULL_CONTEXT, reference: bool = False) -> tuple[float, float]:
+             ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1
+             ) -> tuple[float, float]:
     """Percentile bootstrap CI of ``mean(last) / mean(seg)`` (each resampled independently).
 
     ``reference=True`` draws through numpy (:func:`resampled_means_numpy`; same values, slower).
+    ``threads > 1`` resamples the two segments in parallel (independent streams: same values).
     """
     rng_l, rng_g = streams_for_test(seed, test_number)
     means = resampled_means_numpy if reference else _resampled_means
-    ml = means(np.ascontiguousarray(last, dtype=np.float64), rng_l, resamples, ctx)
-    mg = means(np.ascontiguousarray(seg, dtype=np.float64), rng_g, resamples, ctx)
+    a = np.ascontiguousarray(last, dtype=np.float64)
+    b = np.ascontiguousarray(seg, dtype=np.float64)
+    tasks = [lambda: means(a, rng_l, resamples, ctx), lambda: means(b, rng_g, resamples, ctx)]
+    if threads > 1 and not reference:
+        if b.size > a.size:        # the larger one runs in the calling thread
+            ml, mg = run_in_threads(tasks[::-1])[::-1]
+        else:
+            ml, mg = run_in_threads(tasks)
+    else:
+        ml, mg = tasks[0](), tasks[1]()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # mean 0 -> +-inf (§10)
         ratios = ml / mg
         lo, hi = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])
@@ -110,7 +121,7 @@ def is_different(lo: float, hi: float, effect_size: float = 0.05) -> bool:
 
 def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64], seed: int,
                       resamples: int = 10000, alpha: float = 0.05, effect_size: float = 0.05,
-                      ctx: RunContext = NULL_CONTEXT, reference: bool = False
+                      ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1
                       ) -> tuple[int, list[BootstrapTest]]:
     """SEALAB's ``steady_state_starts`` on the raw series (spec §8).
 
@@ -120,6 +131,7 @@ def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64]
             of each segment (the final ``K[n-1]`` entry excluded).
         seed: global bootstrap seed.
         reference: draw through numpy instead of the fused kernel (benchmarks; same result).
+        threads: resample the two segments of a test in parallel when > 1 (same result).
 
     Returns:
         ``(s, tests)``: ``s`` is the last index of the last segment that differs from the final one
@@ -133,7 +145,8 @@ def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64]
     for number, j in enumerate(range(len(cps) - 1, -1, -1)):
         start = cps[j - 1] + 1 if j > 0 else 0
         stop = cps[j] + 1
-        lo, hi = ratio_ci(last, y[start:stop], seed, number, resamples, alpha, ctx, reference)
+        lo, hi = ratio_ci(last, y[start:stop], seed, number, resamples, alpha, ctx, reference,
+                          threads)
         diff = is_different(lo, hi, effect_size)
         tests.append(BootstrapTest(start, stop, lo, hi, diff))
         if diff:

@@ -46,6 +46,22 @@ def _mulhi64(typingctx, a, b):  # pragma: no cover (compiled)
     return sig, codegen
 
 
+@intrinsic
+def _mul64wide(typingctx, a, b):  # pragma: no cover (compiled)
+    """``(high, low)`` 64-bit halves of the 128-bit product of two uint64 (one widening multiply;
+    taking the low half from it spares the separate 64-bit multiply LLVM emits otherwise)."""
+    sig = types.UniTuple(types.uint64, 2)(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        i64 = ir.IntType(64)
+        prod = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        hi = builder.trunc(builder.lshr(prod, ir.Constant(i128, 64)), i64)
+        lo = builder.trunc(prod, i64)
+        return context.make_tuple(builder, signature.return_type, (hi, lo))
+    return sig, codegen
+
+
 def state_of(rng: np.random.Generator) -> NDArray[np.uint64]:
     """The PCG64 state of ``rng`` as ``uint64[6]``: state hi/lo, increment hi/lo, has_uint32, uinteger."""
     st = rng.bit_generator.state
@@ -130,6 +146,7 @@ def resampled_means(seg, state, rows, out, plan_lo, plan_len, ops):  # pragma: n
     has = state[4] != 0
     buf = state[5]
     s32 = np.uint64(32)
+    small = m <= 128
     for r in range(rows):
         if m == 1:
             row[0] = seg[0]
@@ -140,8 +157,8 @@ def resampled_means(seg, state, rows, out, plan_lo, plan_len, ops):  # pragma: n
                         u = buf
                         has = False
                     else:
-                        nlo = lo * _MUL_LO
-                        nhi = hi * _MUL_LO + lo * _MUL_HI + _mulhi64(lo, _MUL_LO)
+                        phi, nlo = _mul64wide(lo, _MUL_LO)
+                        nhi = hi * _MUL_LO + lo * _MUL_HI + phi
                         lo = nlo + inc_lo
                         hi = nhi + inc_hi + (np.uint64(1) if lo < nlo else np.uint64(0))
                         rot = hi >> np.uint64(58)
@@ -154,7 +171,11 @@ def resampled_means(seg, state, rows, out, plan_lo, plan_len, ops):  # pragma: n
                     if (p & _MASK32) >= thresh:   # thresh < excl: numpy's two-step test in one
                         break
                 row[j] = seg[p >> s32]
-        out[r] = (0.0 + _pairwise_sum(row, plan_lo, plan_len, ops, stack)) / m
+        if small:                            # one block: no tree to walk
+            total = pw_sum(row)
+        else:
+            total = _pairwise_sum(row, plan_lo, plan_len, ops, stack)
+        out[r] = (0.0 + total) / m
     state[0] = hi
     state[1] = lo
     state[4] = np.uint64(1) if has else np.uint64(0)

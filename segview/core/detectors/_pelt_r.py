@@ -30,6 +30,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from ._threads import run_in_threads
+
 #: True when ``np.longdouble`` is the x87 80-bit type (64-bit mantissa), as on x86-64 Linux.
 LONGDOUBLE_IS_X87: bool = np.finfo(np.longdouble).nmant == 63
 if not LONGDOUBLE_IS_X87:
@@ -143,32 +145,39 @@ COST_TABLE_MAX_BYTES: int = 48 * 2**20
 
 
 @njit(nogil=True, cache=True)
-def _segment_costs_kernel(s1, s2, out):
-    n = s1.size - 1
-    for t in range(1, n + 1):
+def _segment_costs_kernel(s1, s2, out, t_lo, t_hi):
+    for t in range(t_lo, t_hi):
         off = t * (t - 1) // 2
         for s in range(t):
             out[off + s] = normal_meanvar_cost(s1, s2, s, t)
 
 
-def segment_costs(s1: NDArray[np.float64], s2: NDArray[np.float64]) -> NDArray[np.float64]:
+def segment_costs(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1
+                  ) -> NDArray[np.float64]:
     """Every segment cost, column by column: ``C[t(t-1)/2 + s]`` is the cost of ``x[s..t-1]``.
 
-    ``n (n + 1) / 2`` doubles (``s < t <= n``).
+    ``n (n + 1) / 2`` doubles (``s < t <= n``). ``threads > 1`` fills column ranges of equal work
+    in parallel (each entry is the same expression whichever thread computes it).
     """
     n = s1.size - 1
     out = np.empty(n * (n + 1) // 2)
-    _segment_costs_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), out)
+    a, b = np.ascontiguousarray(s1), np.ascontiguousarray(s2)
+    k = max(1, min(int(threads), n // 64))
+    # column t costs ~t: split [1, n] so that every range holds ~1/k of n^2/2
+    cuts = [1] + [int(round(n * math.sqrt(i / k))) + 1 for i in range(1, k)] + [n + 1]
+    run_in_threads([lambda lo=lo, hi=hi: _segment_costs_kernel(a, b, out, lo, hi)
+                    for lo, hi in zip(cuts[:-1], cuts[1:])])
     return out
 
 
 def segment_costs_or_none(s1: NDArray[np.float64], s2: NDArray[np.float64],
-                          max_bytes: int | None = None) -> NDArray[np.float64] | None:
+                          max_bytes: int | None = None, threads: int = 1
+                          ) -> NDArray[np.float64] | None:
     """:func:`segment_costs` when the table fits in ``max_bytes`` (default
     :data:`COST_TABLE_MAX_BYTES`), else None (PELT then computes costs as it goes)."""
     n = s1.size - 1
     limit = COST_TABLE_MAX_BYTES if max_bytes is None else max_bytes
-    return segment_costs(s1, s2) if n * (n + 1) // 2 * 8 <= limit else None
+    return segment_costs(s1, s2, threads) if n * (n + 1) // 2 * 8 <= limit else None
 
 
 @njit(nogil=True, cache=True)
@@ -270,10 +279,10 @@ def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
 
 
 def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas: list[float],
-                        minseglen: int, costs: NDArray[np.float64]
+                        minseglen: int, costs: NDArray[np.float64], threads: int = 1
                         ) -> list[tuple[NDArray[np.int64], float]]:
     """:func:`pelt_r_meanvar` with the cost table for each penalty of ``betas`` (same results,
-    one pass over the table for all of them)."""
+    one pass over the table for all of them; ``threads > 1`` splits the penalties over threads)."""
     n = s1.size - 1
     if n < 2 * minseglen:
         raise ValueError(f"PELT needs at least {2 * minseglen} points, got {n}")
@@ -284,8 +293,11 @@ def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas:
     last = np.zeros((k, n + 1), dtype=np.int64)
     nseg = np.zeros((k, n + 1), dtype=np.int64)
     f = np.zeros((k, n + 1), dtype=np.float64)
-    if k:
-        _pelt_r_kernel_table_many(costs, b, int(minseglen), last, nseg, f)
+    nt = max(1, min(int(threads), k))
+    cuts = [k * i // nt for i in range(nt + 1)]          # contiguous rows: views, not copies
+    run_in_threads([lambda lo=lo, hi=hi: _pelt_r_kernel_table_many(
+        costs, b[lo:hi], int(minseglen), last[lo:hi], nseg[lo:hi], f[lo:hi])
+        for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
     return [_result(last[p], nseg[p], f[p], float(b[p])) for p in range(k)]
 
 

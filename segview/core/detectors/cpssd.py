@@ -87,6 +87,10 @@ PARAMS = (
     ParamSpec("threshold_rule", "str", "absolute", choices=("absolute", "proportional"),
               help="absolute: s <= N - 1 - tail (published for N = 3000); proportional: s <= "
                    "(2999 - tail) * N / 3000"),
+    ParamSpec("threads", "int", 1, low=1, high=64,
+              help="threads for the independent parts (cost table columns, the penalties of a "
+                   "CROPS round, the two resampled segments of a test): less wall time, same "
+                   "results"),
     ParamSpec("onset_convention", "str", "published", choices=("published", "first_steady"),
               help="published: last index of the last differing segment (cpssd_published); "
                    "first_steady: the next index, the first steady sample"),
@@ -208,19 +212,20 @@ def _outlier_bands_numpy(y: NDArray[np.float64], window: int = OUTLIER_WINDOW
     return hi, lo
 
 
-def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW
-                 ) -> NDArray[np.bool_]:
+def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW,
+                 reference: bool = False) -> NDArray[np.bool_]:
     """Outliers of SEALAB's sliding-window filter (spec §2), vectorised as a sliding min/max.
 
     Windows start at ``skip, skip+1, ..., N-window``; a point is an outlier when it lies strictly
-    outside ``median +- 3 (P99 - P1)`` of at least one window holding it.
+    outside ``median +- 3 (P99 - P1)`` of at least one window holding it. ``reference=True`` takes
+    the bands from numpy per window (benchmarks; same result).
     """
     n = y.size
     mask = np.zeros(n, dtype=bool)
     n_win = n - window + 1 - skip
     if n_win <= 0:
         return mask
-    hi, lo = outlier_bands(y[skip:], window)
+    hi, lo = (_outlier_bands_numpy if reference else outlier_bands)(y[skip:], window)
     pad = window - 1
     hi_min = sliding_window_view(np.concatenate([np.full(pad, np.inf), hi, np.full(pad, np.inf)]),
                                  window).min(axis=1)
@@ -262,13 +267,15 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
     ctx.check()
     s1, s2 = _pelt_r.prefix_sums_r(x)
     ln_n = math.log(n)
-    costs = _pelt_r.segment_costs_or_none(s1, s2)  # shared by every CROPS run and the final PELT
+    threads = params["threads"]
+    # shared by every CROPS run and the final PELT
+    costs = _pelt_r.segment_costs_or_none(s1, s2, threads=threads)
 
     def pelt(beta: float) -> tuple[NDArray[np.int64], float]:
         return _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs)
 
     def pelt_many(betas: list[float]) -> list[tuple[NDArray[np.int64], float]]:
-        return _pelt_r.pelt_r_meanvar_many(s1, s2, betas, MINSEGLEN, costs)
+        return _pelt_r.pelt_r_meanvar_many(s1, s2, betas, MINSEGLEN, costs, threads)
 
     try:
         crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,
@@ -308,7 +315,8 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     real = prep.pelt_cpts[:-1]
     ctx.progress(0.95, "bootstrap classification")
     s, tests = classify_backward(y, real, params["seed"], params["bootstrap_resamples"],
-                                 params["alpha"], params["effect_size"], ctx)
+                                 params["alpha"], params["effect_size"], ctx,
+                                 threads=params["threads"])
     notes = list(prep.notes)
     if params["threshold_rule"] != "absolute":
         notes.append("threshold_rule=proportional (the original uses the absolute rule)")
