@@ -16,10 +16,20 @@ candidates' functions do not change with ``t``, which is why one comparison per 
 ``tau`` is pruned when ``I_tau`` is empty (the functional pruning of the paper; PELT's rule
 ``v_tau(t) > F[t]`` is the special case where the ball itself is empty).
 
-Representation here: each candidate carries its set as a short list of disjoint intervals in a
-shared pool (compacted in place every step) and its ``F[tau], S[tau], Q[tau]`` (prefix sums
-of the centred data, so no O(n) prefix-sum arrays are stored). The means live in
+Representation here: structure of arrays, one column per candidate (start, ``F[tau]``, ``S[tau]``,
+``Q[tau]`` -- prefix sums of the centred data, so no O(n) prefix-sum arrays are stored -- and its set
+as at most two closed intervals, an empty one stored with its ends crossed). The means live in
 ``[min y, max y]`` (a segment mean is inside the data range), which bounds every set.
+
+The newborn's set is ``[lo, hi]`` minus one interval: the connected part, found by two merging
+passes, of the union of the existing candidates' (shrunk) balls that contains the best candidate's
+ball. That interval is a subset of the union, so the newborn gets a superset of its exact set; a set
+of at most two intervals stays so under intersection with a ball, so no candidate ever has more
+than two. (On the benchmark series this keeps exactly as many candidates alive as carving the
+whole union.) Every step is a few branch-free loops over the candidates: the cost values and the
+balls run vectorised over the candidate count rounded up to 8 (the lanes past the last candidate
+compute on stale, finite columns and are never read), the intersection and compaction are
+branch-free, and the columns are rewritten only behind the first pruned candidate.
 
 Exactness with respect to ``op`` (bitwise-identical ``F`` and ``last``, both tie rules): ``F[t]`` is
 computed with ``op``'s formula ``F[tau] + ((Q[t] - Q[tau]) - s*s/m)`` over the surviving candidates in
@@ -41,197 +51,174 @@ from numpy.typing import NDArray
 #: Default relative pruning margin (see the module docstring).
 EPS_REL = 1e-9
 
-
-@njit(nogil=True, cache=True)
-def _grow_f(a: NDArray[np.float64], need: int) -> NDArray[np.float64]:
-    if need <= a.size:
-        return a
-    b = np.empty(max(need, 2 * a.size))
-    b[:a.size] = a
-    return b
-
-
-@njit(nogil=True, cache=True)
-def _grow_i(a: NDArray[np.int64], need: int) -> NDArray[np.int64]:
-    if need <= a.size:
-        return a
-    b = np.empty(max(need, 2 * a.size), dtype=np.int64)
-    b[:a.size] = a
-    return b
+_ROWS = 13  # start, F, S, Q, interval 1 (lo, hi), interval 2 (lo, hi); scratch: v, ball, shrunk ball
+_LANES = 8  # vector loops run over the candidate count rounded up to this
 
 
 def fpop_state(capacity: int = 64) -> tuple:
     """Empty state for :func:`fpop_l2_advance`: candidate 0 is added by the kernel at ``t = 1``.
 
-    Layout: ``(ctau, cF, cS, cQ, coff, ccnt, pool, scal, cnt)``: candidate records
-    (start, F, S, Q at the start, offset and count of its intervals in ``pool``), the interval pool
-    (pairs lo, hi), ``scal = [S_t, Q_t]``, ``cnt = [candidates, pool used]``.
+    ``(C, scal, cnt)``: the candidate columns ``C`` (rows: see ``_ROWS``; zero-filled so that the
+    padding lanes are finite), ``scal = [S_t, Q_t]``, ``cnt = [candidates]``.
     """
-    return (np.empty(capacity, np.int64), np.empty(capacity), np.empty(capacity),
-            np.empty(capacity), np.empty(capacity, np.int64), np.empty(capacity, np.int64),
-            np.empty(4 * capacity), np.zeros(2), np.zeros(2, np.int64))
+    return np.zeros((_ROWS, capacity)), np.zeros(2), np.zeros(1, np.int64)
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def fpop_l2_advance(y: NDArray[np.float64], centre: float, beta: float, tie_last: bool,
-                    eps_rel: float, lo: float, hi: float, F: NDArray[np.float64],
-                    last: NDArray[np.int64], t_from: int, t_to: int,
-                    ctau: NDArray[np.int64], cF: NDArray[np.float64], cS: NDArray[np.float64],
-                    cQ: NDArray[np.float64], coff: NDArray[np.int64], ccnt: NDArray[np.int64],
-                    pool: NDArray[np.float64],
-                    scal: NDArray[np.float64], cnt: NDArray[np.int64]) -> tuple:
-    """FPOP recursion for end points ``t in [t_from, t_to)`` (``t_from >= 1``); returns the state.
+def _fpop_l2_steps(y: NDArray[np.float64], centre: float, beta: float, tie_last: bool,
+                   eps_rel: float, lo: float, hi: float, F: NDArray[np.float64],
+                   last: NDArray[np.int64], t_from: int, t_to: int,
+                   TAU: NDArray[np.float64], CF: NDArray[np.float64], CS: NDArray[np.float64],
+                   CQ: NDArray[np.float64], A0: NDArray[np.float64], A1: NDArray[np.float64],
+                   B0: NDArray[np.float64], B1: NDArray[np.float64], V: NDArray[np.float64],
+                   GL: NDArray[np.float64], GH: NDArray[np.float64], SL: NDArray[np.float64],
+                   SH: NDArray[np.float64], scal: NDArray[np.float64], cnt: NDArray[np.int64]
+                   ) -> int:
+    """Steps ``t_from <= t < t_to`` until the columns are full; returns the first step not done.
 
-    ``y`` raw data, ``centre`` the value subtracted (``y.mean()``, as ``_costs.prefix_sums``),
-    ``lo``/``hi`` the range of the centred data. ``F[0] = -beta`` and ``last[0] = -1`` are set by
-    the caller. The state arrays may be reallocated; use the returned ones for the next call.
+    The columns arrive as separate arrays (no array is created or rebound in the loop, so numba
+    emits no reference counting there).
     """
     St = scal[0]
     Qt = scal[1]
     k = cnt[0]
-    used = cnt[1]
+    inf = np.inf
     if t_from == 1:
-        ctau[0] = 0
-        cF[0] = F[0]
-        cS[0] = 0.0
-        cQ[0] = 0.0
-        coff[0] = 0
-        ccnt[0] = 1
-        pool[0] = lo
-        pool[1] = hi
+        TAU[0] = 0.0
+        CF[0] = F[0]
+        CS[0] = 0.0
+        CQ[0] = 0.0
+        A0[0] = lo
+        A1[0] = hi
+        B0[0] = inf
+        B1[0] = -inf
         k = 1
-        used = 1
         St = 0.0
         Qt = 0.0
-    vbuf = np.empty(ctau.size)
-    bl = np.empty(ctau.size + 1)
-    bh = np.empty(ctau.size + 1)
-    gl = np.empty(ctau.size)
-    gh = np.empty(ctau.size)
-    sl = np.empty(ctau.size)
-    sh = np.empty(ctau.size)
+    cap = TAU.size
+    t_stop = t_to
     for t in range(t_from, t_to):
+        if k + 1 + _LANES > cap:
+            t_stop = t
+            break
         c = y[t - 1] - centre
         St += c
         Qt += c * c
+        tf = float(t)
+        kp = (k + _LANES - 1) & ~(_LANES - 1)
         # 1. F[t] with op's formula over the candidates, ascending start
-        best = np.inf
-        arg = -1
-        for i in range(k):
-            m = t - ctau[i]
-            s = St - cS[i]
-            v = cF[i] + ((Qt - cQ[i]) - s * s / m)
-            vbuf[i] = v
-            if v < best or (tie_last and v == best):
-                best = v
-                arg = ctau[i]
+        for i in range(kp):
+            s = St - CS[i]
+            V[i] = CF[i] + ((Qt - CQ[i]) - s * s / (tf - TAU[i]))
+        best = V[0]
+        arg = 0
+        if tie_last:
+            for i in range(1, k):
+                if V[i] <= best:
+                    best = V[i]
+                    arg = i
+        else:
+            for i in range(1, k):
+                if V[i] < best:
+                    best = V[i]
+                    arg = i
         ft = best + beta
         F[t] = ft
-        last[t] = arg
+        last[t] = int(TAU[arg])
         if t == t_to - 1 and t == F.size - 1:
             break
         eps = eps_rel * (abs(ft) + Qt + beta)
-        # 2. intersect every candidate's set with its grown ball (in place: a set never gains
-        #    intervals, so the write position never passes the read position); collect the
-        #    shrunk balls, sorted by their left ends
-        if bl.size < k + 1:
-            bl = np.empty(2 * k + 2)
-            bh = np.empty(2 * k + 2)
-        if pool.size < 2 * (used + k + 2):
-            pool = _grow_f(pool, 2 * (used + k + 2))
-        if gl.size < k:
-            gl = np.empty(2 * k)
-            gh = np.empty(2 * k)
-            sl = np.empty(2 * k)
-            sh = np.empty(2 * k)
-        # balls of all candidates in one branch-free loop (vectorised divisions and roots);
-        # an empty ball is (inf, -inf)
-        for i in range(k):
-            v = vbuf[i]
-            inv = 1.0 / (t - ctau[i])
-            mu = (St - cS[i]) * inv
-            room = ft + eps - v
-            shrink = ft - eps - v
+        up = ft + eps
+        down = ft - eps
+        # 2. grown and shrunk balls (an empty one is (inf, -inf))
+        for i in range(kp):
+            inv = 1.0 / (tf - TAU[i])
+            mu = (St - CS[i]) * inv
+            room = up - V[i]
+            shrink = down - V[i]
             r = math.sqrt(max(room, 0.0) * inv)
             rs = math.sqrt(max(shrink, 0.0) * inv)
-            gl[i] = mu - r if room >= 0.0 else np.inf
-            gh[i] = mu + r if room >= 0.0 else -np.inf
-            sl[i] = mu - rs if shrink > 0.0 else np.inf
-            sh[i] = mu + rs if shrink > 0.0 else -np.inf
+            GL[i] = mu - r if room >= 0.0 else inf
+            GH[i] = mu + r if room >= 0.0 else -inf
+            SL[i] = mu - rs if shrink > 0.0 else inf
+            SH[i] = mu + rs if shrink > 0.0 else -inf
+        # 3. the newborn's hole: the best candidate's shrunk ball merged with the balls it meets
+        cl = SL[arg]
+        ch = SH[arg]
+        if cl <= ch:
+            for _ in range(2):
+                for i in range(k):
+                    l = SL[i]
+                    h = SH[i]
+                    meets = l <= ch and h >= cl
+                    cl = min(cl, l) if meets else cl
+                    ch = max(ch, h) if meets else ch
+        # 4. intersect every set with its grown ball, drop the empty ones (order kept)
         j = 0
-        w = 0
-        nb = 0
         for i in range(k):
-            a0 = gl[i]
-            a1 = gh[i]
-            w0 = w
-            o = coff[i]
-            for q in range(ccnt[i]):
-                x0 = max(pool[2 * (o + q)], a0)
-                x1 = min(pool[2 * (o + q) + 1], a1)
-                if x0 <= x1:
-                    pool[2 * w] = x0
-                    pool[2 * w + 1] = x1
-                    w += 1
-            left = sl[i]
-            if left != np.inf:
-                p = nb
-                while p > 0 and bl[p - 1] > left:
-                    bl[p] = bl[p - 1]
-                    bh[p] = bh[p - 1]
-                    p -= 1
-                bl[p] = left
-                bh[p] = sh[i]
-                nb += 1
-            if w > w0:
-                if j < i:
-                    ctau[j] = ctau[i]
-                    cF[j] = cF[i]
-                    cS[j] = cS[i]
-                    cQ[j] = cQ[i]
-                coff[j] = w0
-                ccnt[j] = w - w0
-                j += 1
-        # 3. the newborn candidate t: [lo, hi] minus the shrunk balls
-        w0 = w
-        cur = lo
-        for p in range(nb):
-            if bl[p] > cur:
-                pool[2 * w] = cur
-                pool[2 * w + 1] = bl[p] if bl[p] < hi else hi
-                w += 1
-            if bh[p] > cur:
-                cur = bh[p]
-            if cur > hi:
-                break
-        if cur <= hi:
-            pool[2 * w] = cur
-            pool[2 * w + 1] = hi
-            w += 1
-        if w > w0:
-            if j + 1 > ctau.size:
-                need = 2 * ctau.size
-                ctau = _grow_i(ctau, need)
-                cF = _grow_f(cF, need)
-                cS = _grow_f(cS, need)
-                cQ = _grow_f(cQ, need)
-                coff = _grow_i(coff, need)
-                ccnt = _grow_i(ccnt, need)
-                vbuf = np.empty(ctau.size)
-            ctau[j] = t
-            cF[j] = ft
-            cS[j] = St
-            cQ[j] = Qt
-            coff[j] = w0
-            ccnt[j] = w - w0
+            gl = GL[i]
+            gh = GH[i]
+            x0 = max(A0[i], gl)
+            x1 = min(A1[i], gh)
+            z0 = max(B0[i], gl)
+            z1 = min(B1[i], gh)
+            if j != i:
+                TAU[j] = TAU[i]
+                CF[j] = CF[i]
+                CS[j] = CS[i]
+                CQ[j] = CQ[i]
+            A0[j] = x0
+            A1[j] = x1
+            B0[j] = z0
+            B1[j] = z1
+            j += (x0 <= x1) | (z0 <= z1)
+        # 5. the newborn t: [lo, hi] minus the hole [cl, ch]
+        TAU[j] = tf
+        CF[j] = ft
+        CS[j] = St
+        CQ[j] = Qt
+        if cl <= ch:
+            n0 = lo if cl > lo else inf
+            n1 = min(cl, hi) if cl > lo else -inf
+            A0[j] = n0
+            A1[j] = n1
+            B0[j] = ch
+            B1[j] = hi
+            j += (n0 <= n1) | (ch <= hi)
+        else:
+            A0[j] = lo
+            A1[j] = hi
+            B0[j] = inf
+            B1[j] = -inf
             j += 1
         k = j
-        used = w
     scal[0] = St
     scal[1] = Qt
     cnt[0] = k
-    cnt[1] = used
-    return ctau, cF, cS, cQ, coff, ccnt, pool
+    return t_stop
+
+
+@njit(nogil=True, cache=True)
+def fpop_l2_advance(y: NDArray[np.float64], centre: float, beta: float, tie_last: bool,
+                    eps_rel: float, lo: float, hi: float, F: NDArray[np.float64],
+                    last: NDArray[np.int64], t_from: int, t_to: int, C: NDArray[np.float64],
+                    scal: NDArray[np.float64], cnt: NDArray[np.int64]) -> NDArray[np.float64]:
+    """FPOP recursion for end points ``t in [t_from, t_to)`` (``t_from >= 1``); returns ``C``.
+
+    ``y`` raw data, ``centre`` the value subtracted (``y.mean()``, as ``_costs.prefix_sums``),
+    ``lo``/``hi`` the range of the centred data. ``F[0] = -beta`` and ``last[0] = -1`` are set by
+    the caller. ``C`` may be reallocated (more candidates); use the returned one for the next call.
+    """
+    t = t_from
+    while t < t_to:
+        t = _fpop_l2_steps(y, centre, beta, tie_last, eps_rel, lo, hi, F, last, t, t_to,
+                           C[0], C[1], C[2], C[3], C[4], C[5], C[6], C[7], C[8], C[9], C[10],
+                           C[11], C[12], scal, cnt)
+        if t < t_to:
+            D = np.zeros((C.shape[0], 2 * C.shape[1]))
+            D[:, :C.shape[1]] = C
+            C = D
+    return C
 
 
 @njit(nogil=True, cache=True)

@@ -87,14 +87,14 @@ def fpop_l2(y: NDArray[np.float64], beta: float, tie_last: bool = False,
     last = np.empty(n + 1, dtype=np.int64)
     F[0] = -beta
     last[0] = -1
-    *arrays, scal, cnt = _fk.fpop_state()
+    C, scal, cnt = _fk.fpop_state()
     eps = _fk.EPS_REL if eps_rel is None else float(eps_rel)
     t = 1
     while t <= n:
         ctx.check()
         t_to = min(n + 1, t + _STEPS_PER_CALL)
-        arrays = _fk.fpop_l2_advance(y, centre, float(beta), bool(tie_last), eps, lo - pad,
-                                     hi + pad, F, last, t, t_to, *arrays, scal, cnt)
+        C = _fk.fpop_l2_advance(y, centre, float(beta), bool(tie_last), eps, lo - pad, hi + pad,
+                                F, last, t, t_to, C, scal, cnt)
         t = t_to
         ctx.progress(t / (n + 1))
     return F, last
