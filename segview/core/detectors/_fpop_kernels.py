@@ -143,18 +143,18 @@ def _fpop_l2_steps(y: NDArray[np.float64], centre: float, beta: float, tie_last:
             GH[i] = mu + r if room >= 0.0 else -inf
             SL[i] = mu - rs if shrink > 0.0 else inf
             SH[i] = mu + rs if shrink > 0.0 else -inf
-        # 3. the newborn's hole: the best candidate's shrunk ball merged with the balls it meets
+        # 3. one pass in tau order: the newborn's hole grows from the best candidate's shrunk ball
+        #    by every shrunk ball that meets it; every set is intersected with its grown ball and
+        #    the empty ones are dropped (order kept)
         cl = SL[arg]
         ch = SH[arg]
+        j = 0
         for i in range(k):
             l = SL[i]
             h = SH[i]
             meets = l <= ch and h >= cl
             cl = min(cl, l) if meets else cl
             ch = max(ch, h) if meets else ch
-        # 4. intersect every set with its grown ball, drop the empty ones (order kept)
-        j = 0
-        for i in range(k):
             gl = GL[i]
             gh = GH[i]
             x0 = max(A0[i], gl)
@@ -171,7 +171,7 @@ def _fpop_l2_steps(y: NDArray[np.float64], centre: float, beta: float, tie_last:
             B0[j] = z0
             B1[j] = z1
             j += (x0 <= x1) | (z0 <= z1)
-        # 5. the newborn t: [lo, hi] minus the hole [cl, ch]
+        # 4. the newborn t: [lo, hi] minus the hole [cl, ch]
         TAU[j] = tf
         CF[j] = ft
         CS[j] = St
