@@ -301,18 +301,30 @@ def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas:
     return [_result(last[p], nseg[p], f[p], float(b[p])) for p in range(k)]
 
 
+@njit(nogil=True, cache=True)
+def _walk_back(last):
+    """R's ``cpts``: the segment ends found walking ``last`` back from ``n``, ascending."""
+    n = last.size - 1
+    k = 0
+    c = n
+    while c != 0:
+        k += 1
+        c = last[c]
+    out = np.empty(k, dtype=np.int64)
+    c = n
+    while c != 0:
+        k -= 1
+        out[k] = c
+        c = last[c]
+    return out
+
+
 def _result(last: NDArray[np.int64], nseg: NDArray[np.int64], f: NDArray[np.float64], beta: float
             ) -> tuple[NDArray[np.int64], float]:
     """R's ``cpts`` (walk back from ``n``) and the unpenalised cost of one PELT run."""
     n = f.size - 1
-    cps = []
-    c = n
-    while c != 0:
-        cps.append(c)
-        c = int(last[c])
-    cps.reverse()
     q = float(f[n] - float(nseg[n] - 1) * float(beta))
-    return np.asarray(cps, dtype=np.int64), q
+    return _walk_back(last), q
 
 
 def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
