@@ -17,6 +17,7 @@ CROPS runs PELT dozens of times on one series with different penalties; the segm
 depend on the penalty, so :func:`segment_costs` computes each one once (a triangular table, about
 6x cheaper per run than the logarithms) and :func:`pelt_r_meanvar` reads it when given. The table
 holds exactly the values the direct kernel computes, so results are bit-identical either way.
+:func:`pelt_r_meanvar_many` runs the penalties of one CROPS round together (optionally in threads).
 Indices follow R: the change-point list holds 1-based positions of the last observation of each
 segment, including ``n``.
 """
@@ -181,55 +182,12 @@ def segment_costs_or_none(s1: NDArray[np.float64], s2: NDArray[np.float64],
 
 
 @njit(nogil=True, cache=True)
-def _pelt_r_kernel_table(costs, beta, minseglen, last, nseg, f):
-    # _pelt_r_kernel with the costs read from the table (same operations in the same order).
-    # Kept as a second kernel on purpose: one kernel choosing the cost source per evaluation ran
-    # CROPS 2-6x slower (bench_cpssd.py), for both sources.
-    n = f.size - 1
-    f[0] = -beta
-    last[0] = 0
-    nseg[0] = 0
-    for t in range(minseglen, min(2 * minseglen, n + 1)):
-        f[t] = costs[t * (t - 1) // 2]
-        last[t] = 0
-        nseg[t] = 1
-    cand = np.empty(n + 2, dtype=np.uint64)
-    vals = np.empty(n + 2, dtype=np.float64)
-    cand[0] = 0
-    cand[1] = minseglen
-    ncand = 2
-    for t in range(2 * minseglen, n + 1):
-        off = t * (t - 1) // 2
-        col = costs[off:off + t]
-        tau = cand[0]
-        bestv = (f[tau] + col[tau]) + beta
-        vals[0] = bestv
-        best = 0
-        for i in range(1, ncand):
-            tau = cand[i]
-            v = (f[tau] + col[tau]) + beta
-            vals[i] = v
-            if v < bestv:          # strict: the first of equal minima wins, as in R
-                bestv = v
-                best = i
-        f[t] = bestv
-        last[t] = cand[best]
-        nseg[t] = nseg[cand[best]] + 1
-        bound = bestv + beta
-        keep = 0
-        for i in range(ncand):
-            cand[keep] = cand[i]
-            keep += 1 if vals[i] <= bound else 0
-        cand[keep] = t - minseglen + 1
-        ncand = keep + 1
-
-
-@njit(nogil=True, cache=True)
 def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
-    # _pelt_r_kernel_table for several penalties at once (row p of last/nseg/f is penalty p).
-    # The runs are independent; interleaving them by t reads each column of the table once for
-    # all of them while it is in cache: a dense run (few change points, little pruning) streams the
-    # whole 36 MB table and is bound by that traffic, not by the additions.
+    # _pelt_r_kernel with the costs read from the table (same operations in the same order), for
+    # several penalties at once (row p of last/nseg/f is penalty p); one penalty is k = 1 (as fast
+    # as a one-penalty kernel, measured). Interleaving independent runs by t reads each column once
+    # for all of them. Kept apart from _pelt_r_kernel on purpose: one kernel choosing the cost
+    # source per evaluation ran CROPS 2-6x slower (bench_cpssd.py), for both sources.
     k = betas.size
     n = f.shape[1] - 1
     cand = np.empty((k, n + 2), dtype=np.uint64)
@@ -354,7 +312,8 @@ def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float
     if costs is not None:
         if costs.size != n * (n + 1) // 2:
             raise ValueError(f"cost table has {costs.size} entries, expected {n * (n + 1) // 2}")
-        _pelt_r_kernel_table(costs, float(beta), int(minseglen), last, nseg, f)
+        _pelt_r_kernel_table_many(costs, np.array([float(beta)]), int(minseglen),
+                                  last.reshape(1, -1), nseg.reshape(1, -1), f.reshape(1, -1))
     else:
         _pelt_r_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), float(beta),
                        int(minseglen), last, nseg, f)
