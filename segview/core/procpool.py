@@ -4,7 +4,8 @@ The explorer dispatches every detector run from a pool thread. Run in that threa
 Python code shares the GIL with the GUI thread, and every Qt call of a repaint that releases the
 GIL may wait for it: paints that take 5 ms on an idle machine took 10-16 ms while op, pelt and
 fisher ran, and Auto-PARM alone stalled the event loop for 60 ms. A :class:`ProcessRunner` runs the
-detector in a separate process instead (``spawn`` start method, so no Qt state is forked); the pool
+detector in a separate process instead (forked from a fresh fork server that loaded numba once,
+:mod:`.workerstart`, or spawned; the GUI process itself is never forked); the pool
 thread only waits for the answer, which costs the GUI nothing.
 
 Cancellation and progress cross the process boundary through shared memory: each call gets a
@@ -29,7 +30,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import ctypes
 import logging
-import multiprocessing as mp
 import os
 import threading
 import time
@@ -47,6 +47,7 @@ from .errors import Cancelled, RecoverableError
 from .model import Series
 from .params import Params
 from .registry import DetectorSpec
+from .workerstart import worker_context
 
 log = logging.getLogger(__name__)
 
@@ -315,7 +316,7 @@ class ProcessRunner:
                  nice: int = WORKER_NICE, warm: bool = True) -> None:
         self.workers = workers or max(2, (os.cpu_count() or 2) - 1)
         self.nice, self.warm = nice, warm
-        self._ctx = mp.get_context("spawn")
+        self._ctx = worker_context()
         self._flags = self._ctx.RawArray(ctypes.c_int8, slots)
         self._fractions = self._ctx.RawArray(ctypes.c_double, slots)
         self._messages = self._ctx.RawArray(ctypes.c_char, slots * MESSAGE_BYTES)

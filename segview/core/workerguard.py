@@ -6,6 +6,11 @@ ends the worker within about half a second. Linux's parent-death signal is not u
 the *thread* that spawned the worker ends, and segview spawns workers from pool threads that Qt
 retires after a while.
 
+A worker forked by multiprocessing's fork server (:mod:`.workerstart`) is the server's child. The
+server ends when the write ends of its "alive" pipe are closed, and each forked worker inherits one
+(so that it could start processes itself): the owner's death then left the server, and with it
+every worker's parent, alive for ever. Workers start no processes, so they close their copy.
+
 Ctrl-C is the parent's business: workers ignore SIGINT (the terminal sends it to the whole process
 group), and the parent terminates them at once (:func:`terminate_pool`) instead of waiting for
 running tasks, so a batch stops within a second or two.
@@ -15,6 +20,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -27,9 +33,26 @@ def guard_worker(parent_pid: int | None = None) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread of the worker (in-process test doubles)
         pass
+    _drop_forkserver_alive_fd()
     parent = parent_pid if parent_pid is not None else os.getppid()
     threading.Thread(target=_watch, args=(parent,), name="segview-parent-watch",
                      daemon=True).start()
+
+
+def _drop_forkserver_alive_fd() -> None:
+    """In a worker forked by the fork server, close the inherited write end of the server's alive
+    pipe (see the module docstring); in any other process (the server's owner) do nothing."""
+    forkserver = sys.modules.get("multiprocessing.forkserver")
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    # the owner started the server (it knows its pid); a forked worker only inherited the fd
+    if fd is None or getattr(server, "_forkserver_pid", None) is not None:
+        return
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    server._forkserver_alive_fd = None
 
 
 def _watch(parent: int) -> None:

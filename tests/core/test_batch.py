@@ -265,3 +265,12 @@ def test_local_processes_after_a_parallel_kernel_ran_here():
     detect(y, "op", threads=2)
     rows = batch.run_batch([Series(y, id="a")], ["pelt"], workers=2)
     assert rows[0]["error"] is None and rows[0]["change_points"]
+
+
+@pytest.mark.skipif(__import__("os").name != "posix", reason="the fork server is POSIX-only")
+def test_local_workers_start_from_the_fork_server_unless_told_to_spawn(monkeypatch):
+    # issue 15.6: forked from a fresh server that loaded numba once (never a fork of this
+    # process); SEGVIEW_WORKER_START=spawn is the escape hatch
+    assert batch._pool_context().get_start_method() == "forkserver"
+    monkeypatch.setenv("SEGVIEW_WORKER_START", "spawn")
+    assert batch._pool_context().get_start_method() == "spawn"

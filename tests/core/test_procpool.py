@@ -247,3 +247,28 @@ def test_a_numba_compilation_is_reported_as_phase_and_progress(monkeypatch):
     assert phases[3] == pp.PHASE_READY                       # restored when compiled
     assert b"freshly_compiled_kernel" in bytes(messages[2 * pp.MESSAGE_BYTES:3 * pp.MESSAGE_BYTES])
     assert 0 < fractions[2] < 0.01
+
+
+def _worker_facts() -> tuple[int, bool, bool, object]:
+    import multiprocessing.forkserver as fs
+    import sys
+
+    return (os.getppid(), "segview.core._worker_preload" in sys.modules,
+            "segview.core.detectors._kbkssd_kernels" in sys.modules,
+            fs._forkserver._forkserver_alive_fd)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the fork server is POSIX-only")
+def test_workers_are_forked_from_a_server_that_loaded_numba_and_the_kernels():
+    # issue 15.6: numba and the kernel modules are imported once, by the fork server, and the
+    # workers share those pages; a worker keeps no write end of the server's alive pipe (it would
+    # keep the server, its parent, alive after this process died)
+    runner = ProcessRunner(workers=1, warm=False)
+    try:
+        parent, preloaded, kernels, alive_fd = runner._ensure_executor().submit(
+            _worker_facts).result(timeout=120)
+    finally:
+        runner.shutdown()
+    assert parent != os.getpid()  # the server's child, not ours
+    assert preloaded and kernels  # before this worker ran any detector
+    assert alive_fd is None

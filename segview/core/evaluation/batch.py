@@ -39,6 +39,7 @@ from ..context import NULL_CONTEXT, RunContext
 from ..errors import Cancelled, InputError, RecoverableError
 from ..model import Series
 from ..workerguard import terminate_pool
+from ..workerstart import worker_context
 from ..params import Params
 from ..registry import DetectorSpec
 from .cache import ResultCache
@@ -232,15 +233,10 @@ class SerialExecutor(Executor):
 
 
 def _pool_context() -> Any:
-    """``fork`` (fast, sees detectors registered at run time) unless this process already runs
-    numba's OpenMP threads (a parallel kernel such as op's ran here): forking then aborts the
-    child ("fork() called from a process already using GNU OpenMP"), so workers are spawned."""
-    import sys
-
-    parallel = sys.modules.get("numba.np.ufunc.parallel")
-    if getattr(parallel, "_is_initialized", False) or os.name != "posix":
-        return mp.get_context("spawn")
-    return mp.get_context("fork")
+    """Workers forked from the fork server that loaded numba once (:mod:`..workerstart`; a fresh
+    process, so neither this process's threads nor numba's OpenMP pool are ever forked: forking a
+    process that ran a parallel kernel aborts the child), or spawned where there is none."""
+    return worker_context()
 
 
 class LocalExecutor(Executor):
