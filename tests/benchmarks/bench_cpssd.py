@@ -6,7 +6,9 @@ and repeated in rounds (the best of the rounds is kept per stage, CPU and wall s
 
 * ``orig``: the path before issue 15.1 (numpy median/quantile per outlier window, PELT computing
   every cost for every CROPS penalty, bootstrap through numpy's index matrices);
-* ``now``: today's path in one thread;
+* ``now``: today's path in one thread (:func:`segview.core.detectors.cpssd.pelt_runners`: one cost
+  table for all PELT runs, penalties of a CROPS round together, provably one-segment penalties not
+  run, fused bootstrap kernel);
 * ``now2``: today's path with ``threads=2`` (table columns, CROPS penalties and the two resampled
   segments in parallel: less wall time, CPU the same or a little more).
 
@@ -60,17 +62,18 @@ def _stages(y: np.ndarray, seed: int, path: str) -> tuple[dict[str, tuple[float,
     mark()
     s1, s2 = _pelt_r.prefix_sums_r(x)
     mark()
-    table = None if ref else _pelt_r.segment_costs_or_none(s1, s2, threads=threads)
+    if ref:   # every CROPS run computes its costs as it goes
+        pelt, many = (lambda b: _pelt_r.pelt_r_meanvar(s1, s2, b, 2)), None
+    else:     # the detector's own runners: shared cost table, known one-segment penalties
+        _, pelt, many = cpssd.pelt_runners(s1, s2, threads)
     mark()
     ln_n = math.log(x.size)
-    many = None if ref else (lambda bs: _pelt_r.pelt_r_meanvar_many(s1, s2, bs, 2, table, threads))
-    res = _crops.crops_r(lambda b: _pelt_r.pelt_r_meanvar(s1, s2, b, 2, table), 4 * ln_n,
-                         100000 * ln_n, pelt_many=many)
+    res = _crops.crops_r(pelt, 4 * ln_n, 100000 * ln_n, pelt_many=many)
     mark()
     pens, ncpts = _crops.sealab_penalties_ncpts(res)
     beta, _ = _knee.choose_penalty(pens, ncpts, x.size)
     mark()
-    cpts, q = _pelt_r.pelt_r_meanvar(s1, s2, beta, 2, table)
+    cpts, q = pelt(beta)
     kept = np.flatnonzero(~mask)
     mark()
     s, tests = classify_backward(y, kept[cpts - 1][:-1], seed, reference=ref, threads=threads)

@@ -165,6 +165,29 @@ def test_many_penalties_in_one_pass_equal_single_runs():
     assert repr(got) == repr(ref) and ref.runs > 2
 
 
+def test_one_segment_shortcut_equals_the_run_it_replaces():
+    # one_segment_if_certain may answer only when its bound proves PELT's answer; then it must be
+    # PELT's (cpts, q) bit for bit; everywhere else it must decline
+    rng = np.random.default_rng(5)
+    cases = [rng.normal(10, 1, 400), np.r_[rng.normal(5, 1, 200), rng.normal(9, 1, 200)],
+             np.round(rng.lognormal(0, 0.5, 350), 2), np.r_[np.full(30, 2.0), rng.normal(2, 1, 300)]]
+    answered = 0
+    for x in cases:
+        s1, s2 = prefix_sums_r(x)
+        table, vmin = _pelt_r.segment_costs_and_floor(s1, s2)
+        assert table.tobytes() == segment_costs(s1, s2).tobytes() and vmin > 0
+        for beta in (-5.0, 0.0, 10.0, 1e3, 1e5, 6e5, 1e7):
+            got = _pelt_r.one_segment_if_certain(table, vmin, beta)
+            if beta <= 0:
+                assert got is None
+            if got is not None:
+                answered += 1
+                cpts, q = pelt_r_meanvar(s1, s2, beta, 2, table)
+                assert cpts.tolist() == got[0].tolist() == [x.size] and q == got[1]
+        assert _pelt_r.one_segment_if_certain(table, vmin, 10.0) is None  # bound far too weak here
+    assert answered >= 4
+
+
 def test_pelt_output_format_and_step_detection():
     x = np.concatenate([np.linspace(1, 1.1, 50), np.linspace(5, 5.2, 50)])
     cpts, q = pelt_r_meanvar(*prefix_sums_r(x), 10 * math.log(100))

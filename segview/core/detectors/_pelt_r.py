@@ -95,15 +95,21 @@ def prefix_sums_r(x: NDArray[np.float64], force_fraction: bool = False
 
 
 @njit(nogil=True, cache=True)
-def normal_meanvar_cost(s1: NDArray[np.float64], s2: NDArray[np.float64], s: int, t: int) -> float:
-    """Cost of the segment ``x[s..t-1]`` (prefix positions ``s < t``), changepoint 2.2.2 order."""
+def _variance_floored(s1, s2, s, t):  # pragma: no cover (compiled)
+    """The ML variance of ``x[s..t-1]`` as changepoint 2.2.2 computes it, 1e-11 when not positive."""
     m = float(t - s)
     a = s1[t] - s1[s]
     b = s2[t] - s2[s]
     v = (b - (a * a) / m) / m
     if v <= 0.0:
         v = 1e-11
-    return m * ((LOG_2PI + math.log(v)) + 1.0)
+    return v
+
+
+@njit(nogil=True, cache=True)
+def normal_meanvar_cost(s1: NDArray[np.float64], s2: NDArray[np.float64], s: int, t: int) -> float:
+    """Cost of the segment ``x[s..t-1]`` (prefix positions ``s < t``), changepoint 2.2.2 order."""
+    return float(t - s) * ((LOG_2PI + math.log(_variance_floored(s1, s2, s, t))) + 1.0)
 
 
 @njit(nogil=True, cache=True)
@@ -147,10 +153,18 @@ COST_TABLE_MAX_BYTES: int = 48 * 2**20
 
 @njit(nogil=True, cache=True)
 def _segment_costs_kernel(s1, s2, out, t_lo, t_hi):
+    # also returns the least variance met (NaN if any is NaN): a floor for every segment cost
+    vmin = np.inf
+    nan = False
     for t in range(t_lo, t_hi):
         off = t * (t - 1) // 2
         for s in range(t):
-            out[off + s] = normal_meanvar_cost(s1, s2, s, t)
+            v = _variance_floored(s1, s2, s, t)
+            if v < vmin:
+                vmin = v
+            nan |= v != v
+            out[off + s] = float(t - s) * ((LOG_2PI + math.log(v)) + 1.0)
+    return np.nan if nan else vmin
 
 
 def segment_costs(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1
@@ -160,15 +174,53 @@ def segment_costs(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int
     ``n (n + 1) / 2`` doubles (``s < t <= n``). ``threads > 1`` fills column ranges of equal work
     in parallel (each entry is the same expression whichever thread computes it).
     """
+    return segment_costs_and_floor(s1, s2, threads)[0]
+
+
+def segment_costs_and_floor(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1
+                            ) -> tuple[NDArray[np.float64], float]:
+    """:func:`segment_costs` and the least (floored) variance of all segments (NaN if one is NaN),
+    for :func:`one_segment_if_certain`."""
     n = s1.size - 1
     out = np.empty(n * (n + 1) // 2)
     a, b = np.ascontiguousarray(s1), np.ascontiguousarray(s2)
     k = max(1, min(int(threads), n // 64))
     # column t costs ~t: split [1, n] so that every range holds ~1/k of n^2/2
     cuts = [1] + [int(round(n * math.sqrt(i / k))) + 1 for i in range(1, k)] + [n + 1]
-    run_in_threads([lambda lo=lo, hi=hi: _segment_costs_kernel(a, b, out, lo, hi)
-                    for lo, hi in zip(cuts[:-1], cuts[1:])])
-    return out
+    floors = run_in_threads([lambda lo=lo, hi=hi: _segment_costs_kernel(a, b, out, lo, hi)
+                             for lo, hi in zip(cuts[:-1], cuts[1:])])
+    return out, (math.nan if any(math.isnan(v) for v in floors) else min(floors, default=math.inf))
+
+
+def one_segment_if_certain(costs: NDArray[np.float64], vmin: float, beta: float,
+                           minseglen: int = 2) -> tuple[NDArray[np.int64], float] | None:
+    """:func:`pelt_r_meanvar` ``(cpts, q)`` at ``beta`` without running it, when a bound proves that
+    PELT keeps the whole series as one segment; None otherwise (then run PELT).
+
+    Every segment cost is ``m ((ln 2pi + ln v) + 1)`` with ``v >= vmin``, so any segmentation of the
+    first ``t`` points with ``k`` segments costs at least ``t l + (k - 1) beta``, ``l = (ln 2pi +
+    ln vmin) + 1``. When ``C(0, t) < t l + beta`` for every ``t`` (with a margin of 1e-6 relative,
+    far above the rounding of the sums), candidate 0 has the least value at every ``t`` (so PELT
+    never prunes it) and wins at ``n``: the result is ``[n]`` with the value the kernel computes,
+    ``((-beta + C(0, n)) + beta) - 0 beta``. CROPS's largest penalty is such a case on every JMH
+    series (a full O(n^2) run, ~7 % of CROPS).
+    """
+    nc = costs.size
+    n = int(round((math.sqrt(8 * nc + 1) - 1) / 2))
+    if n * (n + 1) // 2 != nc or n < 2 * minseglen:
+        return None
+    if not (beta > 0 and math.isfinite(beta) and vmin > 0 and math.isfinite(vmin)):
+        return None
+    ell = (LOG_2PI + math.log(vmin)) + 1.0
+    t = np.arange(2 * minseglen, n + 1, dtype=np.int64)
+    c0 = costs[t * (t - 1) // 2]                     # C(0, t): first entry of column t
+    tf = t.astype(np.float64)
+    margin = (tf * ell + beta) - c0
+    scale = beta + tf * (abs(ell) + 1.0) + np.abs(c0)
+    if not bool(np.all(margin > 1e-6 * scale)):      # also False on NaN
+        return None
+    fn = (-beta + float(costs[n * (n - 1) // 2])) + beta
+    return np.array([n], dtype=np.int64), float(fn - float(0) * float(beta))
 
 
 def segment_costs_or_none(s1: NDArray[np.float64], s2: NDArray[np.float64],

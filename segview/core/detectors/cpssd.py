@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -236,6 +237,38 @@ def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW
     return mask
 
 
+PeltRun = tuple[NDArray[np.int64], float]
+
+
+def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1
+                 ) -> tuple[NDArray[np.float64] | None, Callable[[float], PeltRun],
+                            Callable[[list[float]], list[PeltRun]] | None]:
+    """The cost table (None when too large) and the PELT runs CROPS and the final segmentation use:
+    ``pelt(beta)`` and ``pelt_many(betas)`` (None without a table), both reading the shared table
+    and skipping penalties so large that one segment is provably the answer (same results)."""
+    n = s1.size - 1
+    costs, vmin = None, math.nan
+    if n * (n + 1) // 2 * 8 <= _pelt_r.COST_TABLE_MAX_BYTES:
+        costs, vmin = _pelt_r.segment_costs_and_floor(s1, s2, threads)
+
+    def known(beta: float) -> PeltRun | None:
+        return None if costs is None else _pelt_r.one_segment_if_certain(costs, vmin, beta,
+                                                                          MINSEGLEN)
+
+    def pelt(beta: float) -> PeltRun:
+        res = known(beta)
+        return res if res is not None else _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs)
+
+    def pelt_many(betas: list[float]) -> list[PeltRun]:
+        done = {b: known(b) for b in betas}
+        todo = [b for b in betas if done[b] is None]
+        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, costs, threads)
+        done.update(zip(todo, ran))
+        return [done[b] for b in betas]   # type: ignore[misc]
+
+    return costs, pelt, (None if costs is None else pelt_many)
+
+
 def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> CpssdPrepared:
     y = np.asarray(values, dtype=np.float64)
     notes: list[str] = []
@@ -268,19 +301,12 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
     s1, s2 = _pelt_r.prefix_sums_r(x)
     ln_n = math.log(n)
     threads = params["threads"]
-    # shared by every CROPS run and the final PELT
-    costs = _pelt_r.segment_costs_or_none(s1, s2, threads=threads)
-
-    def pelt(beta: float) -> tuple[NDArray[np.int64], float]:
-        return _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs)
-
-    def pelt_many(betas: list[float]) -> list[tuple[NDArray[np.int64], float]]:
-        return _pelt_r.pelt_r_meanvar_many(s1, s2, betas, MINSEGLEN, costs, threads)
+    _, pelt, pelt_many = pelt_runners(s1, s2, threads)
 
     try:
         crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,
                                params["penalty_max_factor"] * ln_n, ctx,
-                               pelt_many=None if costs is None else pelt_many)
+                               pelt_many=pelt_many)
     except _crops.CropsLimitError as err:
         raise InputError("series", f"cpssd: {err}") from None
     try:
