@@ -143,6 +143,20 @@ def test_cost_table_pelt_is_bit_identical_to_direct_pelt(minseglen):
         pelt_r_meanvar(s1, s2, 1.0, 2, table[:-1])
 
 
+def test_cost_table_holds_exactly_the_direct_costs():
+    # the table kernel computes the variances in a vectorised pass: every entry must still equal
+    # normal_meanvar_cost bit for bit (floored, negative-rounding and constant stretches included)
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.normal(1e3, 1e-3, 90), np.full(40, 0.1),
+                        np.round(rng.lognormal(0, 1, 80), 2), rng.normal(0, 1e6, 60)])
+    s1, s2 = prefix_sums_r(x)
+    table, vmin = _pelt_r.segment_costs_and_floor(s1, s2, threads=2)
+    direct = np.array([normal_meanvar_cost(s1, s2, s, t) for t in range(1, x.size + 1)
+                       for s in range(t)])
+    assert table.tobytes() == direct.tobytes()
+    assert vmin == 1e-11 or vmin < 1e-11
+
+
 def test_many_penalties_in_one_pass_equal_single_runs():
     # pelt_r_meanvar_many interleaves runs by t (one pass over the table): same results, and CROPS
     # fed with it makes the same runs, breakpoints and counts

@@ -151,19 +151,36 @@ def _pelt_r_kernel(s1, s2, beta, minseglen, last, nseg, f):
 COST_TABLE_MAX_BYTES: int = 48 * 2**20
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _column_variances(s1, s2, v, t, st1, st2):  # pragma: no cover (compiled)
+    # _variance_floored's expression for s < t, without the floor: a loop LLVM vectorises (the
+    # divisions are IEEE ones in SIMD too; the int32 length converts in SIMD, int64 does not)
+    for s in range(t):
+        m = np.float64(np.int32(t - s))
+        a = st1 - s1[s]
+        b = st2 - s2[s]
+        v[s] = (b - (a * a) / m) / m
+
+
 @njit(nogil=True, cache=True)
 def _segment_costs_kernel(s1, s2, out, t_lo, t_hi):
-    # also returns the least variance met (NaN if any is NaN): a floor for every segment cost
+    # column t: the variances in one vectorised pass, then the floor and the logarithms (libm,
+    # one by one) exactly as normal_meanvar_cost; 1.4x faster than one pass (bench, n = 3000).
+    # Also returns the least variance met (NaN if any is NaN): a floor for every segment cost.
+    v = np.empty(max(t_hi, 1))
     vmin = np.inf
     nan = False
     for t in range(t_lo, t_hi):
         off = t * (t - 1) // 2
+        _column_variances(s1, s2, v, t, s1[t], s2[t])
         for s in range(t):
-            v = _variance_floored(s1, s2, s, t)
-            if v < vmin:
-                vmin = v
-            nan |= v != v
-            out[off + s] = float(t - s) * ((LOG_2PI + math.log(v)) + 1.0)
+            x = v[s]
+            if x <= 0.0:
+                x = 1e-11
+            if x < vmin:
+                vmin = x
+            nan |= x != x
+            out[off + s] = float(t - s) * ((LOG_2PI + math.log(x)) + 1.0)
     return np.nan if nan else vmin
 
 
