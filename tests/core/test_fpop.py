@@ -132,3 +132,25 @@ def test_serial_reference_kernels_equal_the_fast_ones(y, beta, tie):
                  optimal_partition(y, "l2", beta, 1, tie=tie, pruning=True, search="dp")):
         for F, last in refs:
             assert np.array_equal(part.F, F) and np.array_equal(part.last, last)
+
+
+def test_functional_pruning_keeps_few_candidates_with_few_changes():
+    """FPOP's point (Maidstone et al. 2017): with few changes the candidates surviving a step stay few
+    (PELT keeps O(n) there); the newborn's set is carved by one merged interval, which must not
+    weaken the pruning. 20 000 points, 5 changes: the candidate columns never outgrow 64."""
+    from segview.core.detectors import _fpop_kernels as fk
+    rng = np.random.default_rng(3)
+    n = 20_000
+    y = np.repeat(rng.normal(0, 3, 6), -(-n // 6))[:n] + rng.standard_normal(n)
+    beta = 2 * math.log(n)
+    c = y - y.mean()
+    F = np.empty(n + 1)
+    last = np.empty(n + 1, dtype=np.int64)
+    F[0] = -beta
+    last[0] = -1
+    C, scal, cnt = fk.fpop_state(64)
+    C = fk.fpop_l2_advance(y, float(y.mean()), beta, False, fk.EPS_REL, float(c.min()) - 1e-9,
+                           float(c.max()) + 1e-9, F, last, 1, n + 1, C, scal, cnt)
+    assert C.shape[1] == 64 and 1 <= cnt[0] <= 40
+    ref = optimal_partition(y, "l2", beta, 1, pruning=True)
+    assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last)
