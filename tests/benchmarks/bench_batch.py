@@ -12,7 +12,9 @@
 
 Memory: a thread samples every process below this one every 0.2 s (``/proc/PID/smaps_rollup``) and
 reports each one's peak RSS, PSS (shared pages split between the processes mapping them: the fair
-per-process figure when workers share libraries or a fork server's pages) and USS (private pages).
+per-process figure when workers share libraries or a fork server's pages), its anonymous part
+(file pages such as libllvmlite.so's come and go with the machine's memory pressure) and USS
+(private pages).
 
 Run: ``python tests/benchmarks/bench_batch.py [--every 1] [--jobs 2] [--methods a,b,...]
 [--skip-inprocess] [--procpool]``; ``SEGVIEW_WORKER_START=spawn`` for spawned workers (the
@@ -78,6 +80,7 @@ def memory_mb(pid: int) -> dict[str, float] | None:
         return None
     return {"rss": fields.get("Rss", 0.0), "pss": fields.get("Pss", 0.0),
             "uss": fields.get("Private_Clean", 0.0) + fields.get("Private_Dirty", 0.0),
+            "pss_anon": fields.get("Pss_Anon", 0.0),
             "cpu": sum(int(t) for t in ticks) / os.sysconf("SC_CLK_TCK")}
 
 
@@ -150,9 +153,11 @@ class MemorySampler:
         for pid, m in sorted(peak.items()):
             role = "fork server" if pid in self.parents else "worker"
             lines.append(f"  pid {pid:7d} {role:12s} peak RSS {m['rss']:6.1f} MB  PSS "
-                         f"{m['pss']:6.1f} MB  USS {m['uss']:6.1f} MB  CPU {m['cpu']:6.1f} s")
-        total = max((sum(m["pss"] for m in s.values()) for s in busy), default=0.0)
-        lines.append(f"  peak total PSS of all of them {total:.1f} MB")
+                         f"{m['pss']:6.1f} MB (anonymous {m['pss_anon']:5.1f})  USS "
+                         f"{m['uss']:6.1f} MB  CPU {m['cpu']:6.1f} s")
+        for key, what in (("pss", "PSS"), ("pss_anon", "anonymous PSS")):
+            total = max((sum(m[key] for m in s.values()) for s in busy), default=0.0)
+            lines.append(f"  peak total {what} of all of them {total:.1f} MB")
         return "\n".join(lines) if peak else "  (no worker process seen)"
 
 
