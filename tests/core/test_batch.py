@@ -267,7 +267,8 @@ def test_local_processes_after_a_parallel_kernel_ran_here():
     assert rows[0]["error"] is None and rows[0]["change_points"]
 
 
-@pytest.mark.skipif(__import__("os").name != "posix", reason="the fork server is POSIX-only")
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"),
+                    reason="fork server: Linux only")
 def test_local_workers_start_from_the_fork_server_unless_told_to_spawn(monkeypatch):
     # issue 15.6: forked from a fresh server that loaded numba once (never a fork of this
     # process); SEGVIEW_WORKER_START=spawn is the escape hatch

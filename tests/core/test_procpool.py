@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 
 import numpy as np
 import pytest
@@ -251,14 +252,13 @@ def test_a_numba_compilation_is_reported_as_phase_and_progress(monkeypatch):
 
 def _worker_facts() -> tuple[int, bool, bool, object]:
     import multiprocessing.forkserver as fs
-    import sys
 
     return (os.getppid(), "segview.core._worker_preload" in sys.modules,
             "segview.core.detectors._kbkssd_kernels" in sys.modules,
             fs._forkserver._forkserver_alive_fd)
 
 
-@pytest.mark.skipif(os.name != "posix", reason="the fork server is POSIX-only")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork server: Linux only")
 def test_workers_are_forked_from_a_server_that_loaded_numba_and_the_kernels():
     # issue 15.6: numba and the kernel modules are imported once, by the fork server, and the
     # workers share those pages; a worker keeps no write end of the server's alive pipe (it would
