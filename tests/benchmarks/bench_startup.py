@@ -9,7 +9,9 @@
   per-float check loop it replaced, in this process.
 * ``--cold``: the first results of a fresh install: worker processes started with an empty numba
   cache (``NUMBA_CACHE_DIR``) and an empty ``SEGVIEW_CACHE_DIR``, each fast detector run once on a
-  3000-point series; wall time to the first and to every result, and the workers' CPU time.
+  3000-point series; wall time to the first and to every result, and the CPU time of the workers
+  (and of their fork server), read from ``/proc`` while they run (forked workers are not this
+  process's children, so ``RUSAGE_CHILDREN`` misses them).
 
 Run: ``python tests/benchmarks/bench_startup.py [--repeat 5] [--cold]``.
 """
@@ -101,6 +103,9 @@ def bench_load() -> None:
 def bench_cold() -> None:
     import numpy as np
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_batch import MemorySampler  # workers forked by a fork server are not our children
+
     from segview.core import registry
     from segview.core.model import Series
     from segview.core.procpool import ProcessRunner
@@ -112,17 +117,16 @@ def bench_cold() -> None:
         s, _ = warmup_plateau(n=3000, seed=1)
         series = Series(np.asarray(s.values), id="cold")
         specs = [sp for sp in registry.all_specs() if not sp.slow and not sp.needs_x]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
-        runner = ProcessRunner(workers=2, warm=False).start()
-        calls = [(sp.name, runner.submit(sp, series, sp.defaults())) for sp in specs]
-        done = {}
-        for name, call in calls:
-            call.future.result()
-            done[name] = time.monotonic() - start
-        runner.shutdown()
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        with MemorySampler() as sampler:
+            runner = ProcessRunner(workers=2, warm=False).start()
+            calls = [(sp.name, runner.submit(sp, series, sp.defaults())) for sp in specs]
+            done = {}
+            for name, call in calls:
+                call.future.result()
+                done[name] = time.monotonic() - start
+            runner.shutdown()
+    cpu = sampler.cpu()
     order = sorted(done.items(), key=lambda kv: kv[1])
     print(f"cold start (empty numba and segview caches), 2 workers: first result "
           f"{order[0][0]} after {order[0][1]:.1f} s wall; all {len(order)} fast detectors after "
