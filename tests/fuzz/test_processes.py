@@ -143,3 +143,22 @@ def test_a_dying_worker_fails_its_rows_not_the_batch(monkeypatch):
     by_id = {r["series_id"]: r["error"] for r in rows}
     assert by_id.pop("s5").startswith("a worker process died while running fake_crash")
     assert by_id == {"s8": None, "s9": None, "s7": None}
+
+
+def test_a_killing_series_first_in_line_fails_alone(monkeypatch):
+    # the series that kills its worker comes first, so every pool it breaks still holds the other
+    # tasks (queued or running): they must finish when run again, only s5 fails
+    from segview.core.evaluation.batch import MethodSpec, run_batch
+    from segview.core.model import Series
+    from segview.core.registry import DetectorSpec
+    from tests.fakes import registered
+
+    monkeypatch.setenv("SEGVIEW_TEST_PARENT", str(os.getpid()))
+    spec = DetectorSpec(name="fake_crash", label="Crash", version="1", produces="change_points",
+                        params=(), run=_crash_in_workers)
+    series = [Series(np.arange(float(n)), id=f"s{n}") for n in (5, 8, 9, 7, 6, 10, 11, 12)]
+    with registered(spec):
+        rows = run_batch(series, [MethodSpec(spec, spec.defaults())], workers=2)
+    by_id = {r["series_id"]: r["error"] for r in rows}
+    assert by_id.pop("s5").startswith("a worker process died while running fake_crash")
+    assert by_id == {f"s{n}": None for n in (8, 9, 7, 6, 10, 11, 12)}

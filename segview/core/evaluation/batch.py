@@ -246,46 +246,73 @@ class LocalExecutor(Executor):
         self.workers = max(1, int(workers or os.cpu_count() or 1))
 
     def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
-        """Yields each task's rows. A worker that dies (a crash in compiled code, the OOM killer,
-        a fork of a process whose thread pools do not survive forking) breaks the pool: the
-        unfinished tasks are retried once in a fresh pool of spawned workers, and tasks that
-        break that one too are reported as failed rows instead of ending the run."""
+        """Yields each task's rows. A worker that dies (a crash in compiled code, the OOM killer)
+        breaks the pool and every task still in it: the unfinished tasks are retried series by
+        series in a fresh pool of spawned workers; what breaks that one too runs once more alone,
+        one task at a time in one worker, so that only the series that kills its worker is
+        reported as a failed row and the run goes on."""
         pending = list(tasks)
-        for attempt, context in enumerate((None, "spawn")):
+        for context in (None, "spawn"):
             if not pending:
                 return
-            mp_context = _pool_context() if context is None else mp.get_context(context)
-            pool = cf.ProcessPoolExecutor(self.workers, mp_context=mp_context,
-                                          initializer=_init_worker, initargs=(list(series),))
-            futures = {pool.submit(_pool_task, members, idx, full): k
-                       for k, (members, idx) in enumerate(pending)}
-            done: set[int] = set()
-            try:
-                for fut in cf.as_completed(futures):
-                    try:
-                        rows = fut.result()
-                    except BrokenProcessPool:
-                        break
-                    done.add(futures[fut])
-                    yield rows
-            except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
-                terminate_pool(pool)
-                raise
-            if len(done) < len(pending):
-                terminate_pool(pool)
-            else:
-                pool.shutdown(wait=True)
-            pending = [t for k, t in enumerate(pending) if k not in done]
-            # retry series by series, so that a series that kills its worker takes no other with it
+            pending = yield from self._run_pool(series, pending, full, context)
             pending = [(members, (ri,)) for members, idx in pending for ri in idx]
-            if pending and attempt == 0:
+            if pending and context is None:
                 log.warning("a worker process died; retrying %d task(s) in fresh worker processes",
                             len(pending))
-        for members, idx in pending:
-            yield [(si, ri, {"steady_index": None, "change_points": [], "runtime_ms": 0.0,
-                             "error": f"a worker process died while running {ms.spec.name} on "
-                                      "this series (twice); see the log"})
-                   for si, ms in members for ri in idx]
+        if pending:
+            log.warning("a worker process died again; running %d task(s) one at a time",
+                        len(pending))
+        pool = None
+        try:
+            for members, idx in pending:
+                pool = pool or self._pool("spawn", 1, series)
+                try:
+                    rows = pool.submit(_pool_task, members, idx, full).result()
+                except BrokenProcessPool:  # alone in its worker: this task kills it
+                    terminate_pool(pool)
+                    pool = None
+                    rows = [(si, ri, {"steady_index": None, "change_points": [], "runtime_ms": 0.0,
+                                      "error": f"a worker process died while running "
+                                               f"{ms.spec.name} on this series (also when run "
+                                               "alone); see the log"})
+                            for si, ms in members for ri in idx]
+                yield rows
+        except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
+            terminate_pool(pool)
+            raise
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def _pool(self, context: str | None, workers: int, series: Any) -> cf.ProcessPoolExecutor:
+        """A pool whose workers hold ``series`` (``context`` None: :func:`_pool_context`)."""
+        mp_context = _pool_context() if context is None else mp.get_context(context)
+        return cf.ProcessPoolExecutor(workers, mp_context=mp_context, initializer=_init_worker,
+                                      initargs=(list(series),))
+
+    def _run_pool(self, series, tasks, full, context):  # type: ignore[no-untyped-def]
+        """Run ``tasks`` in one pool, yielding each task's rows; returns the tasks left unfinished
+        when a worker died."""
+        pool = self._pool(context, self.workers, series)
+        futures = {pool.submit(_pool_task, members, idx, full): k
+                   for k, (members, idx) in enumerate(tasks)}
+        done: set[int] = set()
+        try:
+            for fut in cf.as_completed(futures):
+                try:
+                    rows = fut.result()
+                except BrokenProcessPool:
+                    break
+                done.add(futures[fut])
+                yield rows
+        except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
+            terminate_pool(pool)
+            raise
+        if len(done) < len(tasks):
+            terminate_pool(pool)
+        else:
+            pool.shutdown(wait=True)
+        return [t for k, t in enumerate(tasks) if k not in done]
 
 
 class DaskExecutor(Executor):
