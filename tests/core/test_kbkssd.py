@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.signal
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import segview
+from segview.core.api import MAGNITUDE_LIMITS
 from segview.core.context import RunContext
 from segview.core.detectors import _kbkssd_kernels, kbkssd
 from segview.core.errors import InputError, ParameterError
@@ -342,6 +343,9 @@ def test_fast_equals_reference_random(data):
 @given(values=arrays(np.float64, st.integers(30, 400),
                      elements=st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)))
 def test_fast_equals_reference_arbitrary_values(values):
+    # Detectors refuse series whose largest |value| is below 1e-150 (squares underflow); that refusal
+    # has its own tests, this one compares the fast path with the reference where both compute.
+    assume(not 0.0 < np.max(np.abs(values)) < MAGNITUDE_LIMITS[0])
     _cross_check(values, window=min(29, values.size - 1), n=50, win=10)
 
 
