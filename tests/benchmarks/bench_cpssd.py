@@ -65,7 +65,7 @@ def _stages(y: np.ndarray, seed: int, path: str) -> tuple[dict[str, tuple[float,
     if ref:   # every CROPS run computes its costs as it goes
         pelt, many = (lambda b: _pelt_r.pelt_r_meanvar(s1, s2, b, 2)), None
     else:     # the detector's own runners: shared cost table, known one-segment penalties
-        _, pelt, many = cpssd.pelt_runners(s1, s2, threads)
+        pelt, many = cpssd.pelt_runners(s1, s2, threads)
     mark()
     ln_n = math.log(x.size)
     res = _crops.crops_r(pelt, 4 * ln_n, 100000 * ln_n, pelt_many=many)

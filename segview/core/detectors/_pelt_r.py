@@ -151,6 +151,12 @@ def _pelt_r_kernel(s1, s2, beta, minseglen, last, nseg, f):
 COST_TABLE_MAX_BYTES: int = 48 * 2**20
 
 
+def cost_table_fits(n: int, max_bytes: int | None = None) -> bool:
+    """Whether the segment-cost table of ``n`` points fits in ``max_bytes`` (default
+    :data:`COST_TABLE_MAX_BYTES`); without it PELT computes costs as it goes."""
+    return n * (n + 1) // 2 * 8 <= (COST_TABLE_MAX_BYTES if max_bytes is None else max_bytes)
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _column_variances(s1, s2, v, t, st1, st2):  # pragma: no cover (compiled)
     # _variance_floored's expression for s < t, without the floor: a loop LLVM vectorises (the
@@ -245,9 +251,7 @@ def segment_costs_or_none(s1: NDArray[np.float64], s2: NDArray[np.float64],
                           ) -> NDArray[np.float64] | None:
     """:func:`segment_costs` when the table fits in ``max_bytes`` (default
     :data:`COST_TABLE_MAX_BYTES`), else None (PELT then computes costs as it goes)."""
-    n = s1.size - 1
-    limit = COST_TABLE_MAX_BYTES if max_bytes is None else max_bytes
-    return segment_costs(s1, s2, threads) if n * (n + 1) // 2 * 8 <= limit else None
+    return segment_costs(s1, s2, threads) if cost_table_fits(s1.size - 1, max_bytes) else None
 
 
 @njit(nogil=True, cache=True)

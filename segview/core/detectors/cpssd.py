@@ -241,14 +241,12 @@ PeltRun = tuple[NDArray[np.int64], float]
 
 
 def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1
-                 ) -> tuple[NDArray[np.float64] | None, Callable[[float], PeltRun],
-                            Callable[[list[float]], list[PeltRun]] | None]:
-    """The cost table (None when too large) and the PELT runs CROPS and the final segmentation use:
-    ``pelt(beta)`` and ``pelt_many(betas)`` (None without a table), both reading the shared table
-    and skipping penalties so large that one segment is provably the answer (same results)."""
-    n = s1.size - 1
+                 ) -> tuple[Callable[[float], PeltRun], Callable[[list[float]], list[PeltRun]] | None]:
+    """The PELT runs CROPS and the final segmentation use: ``pelt(beta)`` and ``pelt_many(betas)``
+    (None when the cost table is too large to build), both reading one shared cost table and
+    skipping penalties so large that one segment is provably the answer (same results)."""
     costs, vmin = None, math.nan
-    if n * (n + 1) // 2 * 8 <= _pelt_r.COST_TABLE_MAX_BYTES:
+    if _pelt_r.cost_table_fits(s1.size - 1):
         costs, vmin = _pelt_r.segment_costs_and_floor(s1, s2, threads)
 
     def known(beta: float) -> PeltRun | None:
@@ -266,7 +264,7 @@ def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int 
         done.update(zip(todo, ran))
         return [done[b] for b in betas]   # type: ignore[misc]
 
-    return costs, pelt, (None if costs is None else pelt_many)
+    return pelt, (None if costs is None else pelt_many)
 
 
 def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> CpssdPrepared:
@@ -301,7 +299,7 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
     s1, s2 = _pelt_r.prefix_sums_r(x)
     ln_n = math.log(n)
     threads = params["threads"]
-    _, pelt, pelt_many = pelt_runners(s1, s2, threads)
+    pelt, pelt_many = pelt_runners(s1, s2, threads)
 
     try:
         crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,
