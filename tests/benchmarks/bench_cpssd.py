@@ -8,7 +8,7 @@ and repeated in rounds (the best of the rounds is kept per stage, CPU and wall s
   every cost for every CROPS penalty, bootstrap through numpy's index matrices);
 * ``now``: today's path in one thread (:func:`segview.core.detectors.cpssd.pelt_runners`: one cost
   table for all PELT runs, penalties of a CROPS round together, provably one-segment penalties not
-  run, fused bootstrap kernel);
+  run, PELT's candidates as runs of consecutive starts, fused bootstrap kernel);
 * ``now2``: today's path with ``threads=2`` (table columns, CROPS penalties and the two resampled
   segments in parallel: less wall time, CPU the same or a little more).
 

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from segview.core.detectors import _pelt_r
 from segview.core.detectors._pelt_r import (LONGDOUBLE_IS_X87, cumsum_r, normal_meanvar_cost,
@@ -224,3 +226,63 @@ def test_minseglen_two_with_a_very_negative_penalty(n, expected):
 def test_pelt_refuses_fewer_than_four_points():
     with pytest.raises(ValueError):
         pelt_r_meanvar(*prefix_sums_r(np.array([1.0, 2.0, 3.0])), 1.0)
+
+
+def _both_kernels(table: np.ndarray, betas: list[float], minseglen: int, n: int) -> list:
+    out = []
+    for kernel in (_pelt_r._pelt_r_kernel_table_many, _pelt_r._pelt_r_kernel_table_runs):
+        k = len(betas)
+        last = np.zeros((k, n + 1), dtype=np.int64)
+        nseg = np.zeros((k, n + 1), dtype=np.int64)
+        f = np.zeros((k, n + 1))
+        kernel(table, np.asarray(betas, dtype=np.float64), minseglen, last, nseg, f)
+        out.append((last, nseg, f))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 1.5, 2.0, 7.25, 1e3]), min_size=12, max_size=90),
+       st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 3, 5]))
+def test_run_kernel_equals_the_list_kernel(levels, seed, minseglen):
+    # the run-length kernel (nan_free tables) must reproduce the candidate-list kernel's F, last
+    # and nseg bit for bit: few distinct values make tied costs (the first minimum must win),
+    # noise-free stretches make floored variances, and the penalties range from negative (nothing
+    # pruned) to huge (one segment)
+    rng = np.random.default_rng(seed)
+    x = np.asarray(levels) + np.where(rng.random(len(levels)) < 0.5, 0.0,
+                                      rng.normal(0, 1, len(levels)))
+    n = x.size
+    if n < 2 * minseglen:
+        return
+    s1, s2 = prefix_sums_r(x)
+    table, vmin = _pelt_r.segment_costs_and_floor(s1, s2)
+    assert not math.isnan(vmin)
+    betas = [-3.0, 0.0, 1e-9, 0.5, 2 * math.log(n), 40.0, 40.0, 1e4, 1e12]
+    (l0, n0, f0), (l1, n1, f1) = _both_kernels(table, betas, minseglen, n)
+    assert l1.tolist() == l0.tolist() and n1.tolist() == n0.tolist()
+    assert f1.tobytes() == f0.tobytes()
+
+
+def test_run_kernel_on_the_jmh_crops_penalties_and_its_guards():
+    # a JMH-like series (warm-up, level shift, rounded values) through CROPS: every run the same,
+    # and pelt_r_meanvar(_many) take the list kernel for a NaN penalty or without nan_free
+    rng = np.random.default_rng(21)
+    x = np.round(np.r_[np.linspace(9, 5, 60), rng.normal(5, 0.3, 500), rng.normal(5.6, 0.3, 400)], 2)
+    s1, s2 = prefix_sums_r(x)
+    table, vmin = _pelt_r.segment_costs_and_floor(s1, s2)
+    from segview.core.detectors import _crops
+    ln_n = math.log(x.size)
+    runs = [lambda bs, free=free: _pelt_r.pelt_r_meanvar_many(s1, s2, bs, 2, table, nan_free=free)
+            for free in (False, True)]
+    ref, got = (_crops.crops_r(lambda b: pelt_r_meanvar(s1, s2, b, 2, table), 4 * ln_n,
+                               1e5 * ln_n, pelt_many=r) for r in runs)
+    assert repr(got) == repr(ref) and ref.runs > 3
+    betas = [0.0, 5.0, math.nan]
+    for free in (False, True):
+        got_many = _pelt_r.pelt_r_meanvar_many(s1, s2, betas, 2, table, nan_free=free)
+        for beta, (cpts, q) in zip(betas, got_many):
+            one = pelt_r_meanvar(s1, s2, beta, 2, table)
+            assert cpts.tolist() == one[0].tolist()
+            assert q == one[1] or (math.isnan(q) and math.isnan(one[1]))
+            two = pelt_r_meanvar(s1, s2, beta, 2, table, nan_free=free)
+            assert cpts.tolist() == two[0].tolist()

@@ -253,14 +253,17 @@ def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int 
         return None if costs is None else _pelt_r.one_segment_if_certain(costs, vmin, beta,
                                                                           MINSEGLEN)
 
+    nan_free = not math.isnan(vmin)   # the table's floor is NaN iff a cost is
+
     def pelt(beta: float) -> PeltRun:
         res = known(beta)
-        return res if res is not None else _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs)
+        return res if res is not None else _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs,
+                                                                  nan_free)
 
     def pelt_many(betas: list[float]) -> list[PeltRun]:
         done = {b: known(b) for b in betas}
         todo = [b for b in betas if done[b] is None]
-        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, costs, threads)
+        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, costs, threads, nan_free)
         done.update(zip(todo, ran))
         return [done[b] for b in betas]   # type: ignore[misc]
 
