@@ -255,6 +255,19 @@ def segment_costs_or_none(s1: NDArray[np.float64], s2: NDArray[np.float64],
 
 
 @njit(nogil=True, cache=True)
+def _start_row(costs, beta, minseglen, last, nseg, f):  # pragma: no cover (compiled)
+    # the table kernels' start of one run: F(0) = -beta, then the end points with one segment
+    n = f.size - 1
+    f[0] = -beta
+    last[0] = 0
+    nseg[0] = 0
+    for t in range(minseglen, min(2 * minseglen, n + 1)):
+        f[t] = costs[t * (t - 1) // 2]
+        last[t] = 0
+        nseg[t] = 1
+
+
+@njit(nogil=True, cache=True)
 def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
     # _pelt_r_kernel with the costs read from the table (same operations in the same order), for
     # several penalties at once (row p of last/nseg/f is penalty p); one penalty is k = 1 (as fast
@@ -267,13 +280,7 @@ def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
     vals = np.empty((k, n + 2), dtype=np.float64)
     ncand = np.empty(k, dtype=np.int64)
     for p in range(k):
-        f[p, 0] = -betas[p]
-        last[p, 0] = 0
-        nseg[p, 0] = 0
-        for t in range(minseglen, min(2 * minseglen, n + 1)):
-            f[p, t] = costs[t * (t - 1) // 2]
-            last[p, t] = 0
-            nseg[p, t] = 1
+        _start_row(costs, betas[p], minseglen, last[p], nseg[p], f[p])
         cand[p, 0] = 0
         cand[p, 1] = minseglen
         ncand[p] = 2
@@ -327,13 +334,7 @@ def _pelt_r_kernel_table_runs(costs, betas, minseglen, last, nseg, f):
     NA = np.empty(n + 2, dtype=np.int64)
     NB = np.empty(n + 2, dtype=np.int64)
     for p in range(k):
-        f[p, 0] = -betas[p]
-        last[p, 0] = 0
-        nseg[p, 0] = 0
-        for t in range(minseglen, min(2 * minseglen, n + 1)):
-            f[p, t] = costs[t * (t - 1) // 2]
-            last[p, t] = 0
-            nseg[p, t] = 1
+        _start_row(costs, betas[p], minseglen, last[p], nseg[p], f[p])
         RA[p, 0] = 0          # candidates 0 and minseglen
         RB[p, 0] = 1
         if minseglen == 1:
