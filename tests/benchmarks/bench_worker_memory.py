@@ -28,7 +28,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_batch import descendants, memory_mb  # noqa: E402
+from bench_batch import _is_resource_tracker, descendants, memory_mb  # noqa: E402
 
 from segview.core import registry  # noqa: E402
 from segview.core.model import Series  # noqa: E402
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         _run_everywhere(runner, "kbkssd", _series(400, 1))
         tree = descendants(os.getpid())
         parents = {parent for _, parent in tree}
-        workers = [p for p, _ in tree if p not in parents and _is_worker(p)]
+        workers = [p for p, _ in tree if p not in parents and not _is_resource_tracker(p)]
         servers = [p for p, _ in tree if p in parents and p != os.getpid()]
         start = os.environ.get("SEGVIEW_WORKER_START", "") or "default"
         _report(f"fork server / parents below this process (start method: {start})", servers)
@@ -80,15 +80,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         runner.shutdown()
     return 0
-
-
-def _is_worker(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            cmd = fh.read()
-    except OSError:
-        return False
-    return b"resource_tracker" not in cmd
 
 
 if __name__ == "__main__":

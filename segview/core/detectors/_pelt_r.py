@@ -522,20 +522,14 @@ def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float
     Raises:
         ValueError: ``n < 2 * minseglen`` (R stops with an error there).
     """
+    if costs is not None:
+        return pelt_r_meanvar_many(s1, s2, [beta], minseglen, costs, 1, nan_free)[0]
     n = s1.size - 1
     if n < 2 * minseglen:
         raise ValueError(f"PELT needs at least {2 * minseglen} points, got {n}")
     last = np.zeros(n + 1, dtype=np.int64)
     nseg = np.zeros(n + 1, dtype=np.int64)
     f = np.zeros(n + 1, dtype=np.float64)
-    if costs is not None:
-        if costs.size != n * (n + 1) // 2:
-            raise ValueError(f"cost table has {costs.size} entries, expected {n * (n + 1) // 2}")
-        kernel = (_pelt_r_kernel_table_runs if nan_free and math.isfinite(beta)
-                  else _pelt_r_kernel_table_many)
-        kernel(costs, np.array([float(beta)]), int(minseglen), last.reshape(1, -1),
-               nseg.reshape(1, -1), f.reshape(1, -1))
-    else:
-        _pelt_r_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), float(beta),
-                       int(minseglen), last, nseg, f)
+    _pelt_r_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), float(beta),
+                   int(minseglen), last, nseg, f)
     return _result(last, nseg, f, float(beta))
