@@ -10,8 +10,7 @@ any FPOP that returns ``op``'s optimum bitwise must at least do per step, on the
   candidates, the first minimum, and a newborn replacing the oldest candidate; no pruning
   bookkeeping at all. k = 5 and 8 are FPOP's average live candidates on these series (n/200 and 5
   changes). ``scalar`` loops over the 5 candidates (too few for the vectoriser), ``8 lanes`` over a
-  padded vector of 8 (the layout of segview's kernel: the newborn's scalar stores then feed next
-  step's vector loads).
+  padded vector of 8 (the layout of segview's kernel).
 * ``div`` / ``sqrt``, 8 lanes: throughput of independent divisions and square roots, one 8-wide
   vector instruction per step.
   FPOP's pruning needs, per candidate and step, at least one division (the segment mean) and one
