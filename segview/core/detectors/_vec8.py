@@ -1,0 +1,174 @@
+"""Eight float64 lanes as one numba value (an LLVM ``<8 x double>``), for kernels the loop vectoriser
+will not vectorise on its own.
+
+numba's auto-vectoriser handles a loop only when its trip count is large and its arrays cannot alias
+(it gives up at the runtime alias checks of a kernel with many scratch arrays), so a loop over the 8
+steps of a block stays scalar. These intrinsics emit target-independent LLVM vector instructions
+(``fadd``/``fmul``/``fdiv`` on vectors, ``llvm.sqrt.v8f64``, ``fcmp`` + ``select``): one zmm
+instruction on AVX-512, two ymm on AVX2, four xmm on SSE2, legalised by LLVM, with IEEE semantics per
+lane (no fast-math, no contraction), so a lane computes exactly what the scalar expression would.
+
+Masks are ``int64`` bit sets (bit ``j`` = lane ``j``), so they combine with ``&``/``|``/shifts.
+``vload``/``vstore`` do no bounds checks: the caller guarantees ``off + 8 <= arr.size``.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, models, register_model
+
+
+class Vec8Type(types.Type):
+    """numba type of an 8-lane float64 vector."""
+
+    def __init__(self) -> None:
+        super().__init__(name="Vec8")
+
+
+V8 = Vec8Type()
+
+
+@register_model(Vec8Type)
+class _Vec8Model(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, ir.VectorType(ir.DoubleType(), 8))
+
+
+_D = ir.DoubleType()
+_VTY = ir.VectorType(_D, 8)
+_M8 = ir.VectorType(ir.IntType(1), 8)
+_I8 = ir.IntType(8)
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+
+
+def _decl(builder, name, ret, args):
+    f = builder.module.globals.get(name)
+    if f is None:
+        f = ir.Function(builder.module, ir.FunctionType(ret, args), name)
+    return f
+
+
+def _mask(builder, bits):
+    return builder.bitcast(builder.trunc(bits, _I8), _M8)
+
+
+def _binop(name: str):
+    @intrinsic
+    def op(typingctx, a, b):
+        if a != V8 or b != V8:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return getattr(builder, name)(args[0], args[1])
+        return V8(V8, V8), codegen
+    return op
+
+
+vadd = _binop("fadd")
+vsub = _binop("fsub")
+vmul = _binop("fmul")
+vdiv = _binop("fdiv")
+
+
+@intrinsic
+def vsqrt(typingctx, a):
+    """Lane-wise square root (correctly rounded, as ``math.sqrt``)."""
+    def codegen(context, builder, sig, args):
+        return builder.call(_decl(builder, "llvm.sqrt.v8f64", _VTY, [_VTY]), [args[0]])
+    return V8(V8), codegen
+
+
+def _cmp(op: str):
+    @intrinsic
+    def c(typingctx, a, b):
+        if a != V8 or b != V8:
+            return None
+
+        def codegen(context, builder, sig, args):
+            m = builder.fcmp_ordered(op, args[0], args[1])
+            return builder.zext(builder.bitcast(m, _I8), _I64)
+        return types.int64(V8, V8), codegen
+    return c
+
+
+#: ``a < b`` lane-wise, as a bit set (False where either is NaN).
+vlt = _cmp("<")
+#: ``a <= b`` lane-wise, as a bit set (False where either is NaN).
+vle = _cmp("<=")
+
+
+@intrinsic
+def vsel(typingctx, bits, a, b):
+    """Lanes of ``a`` where the bit is set, else of ``b``."""
+    def codegen(context, builder, sig, args):
+        return builder.select(_mask(builder, args[0]), args[1], args[2])
+    return V8(types.int64, V8, V8), codegen
+
+
+@intrinsic
+def vmin(typingctx, a, b):
+    """``a if a < b else b`` lane-wise (Python's ``min(a, b)`` order for distinct values)."""
+    def codegen(context, builder, sig, args):
+        x, y = args
+        return builder.select(builder.fcmp_ordered("<", x, y), x, y)
+    return V8(V8, V8), codegen
+
+
+@intrinsic
+def vmax(typingctx, a, b):
+    """``a if a > b else b`` lane-wise."""
+    def codegen(context, builder, sig, args):
+        x, y = args
+        return builder.select(builder.fcmp_ordered(">", x, y), x, y)
+    return V8(V8, V8), codegen
+
+
+@intrinsic
+def vbcast(typingctx, x):
+    """The float ``x`` in every lane."""
+    def codegen(context, builder, sig, args):
+        v = builder.insert_element(ir.Constant(_VTY, ir.Undefined), args[0], ir.Constant(_I32, 0))
+        return builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(_I32, 8), [0] * 8))
+    return V8(types.float64), codegen
+
+
+@intrinsic
+def vload(typingctx, arr, off):
+    """``arr[off:off + 8]`` of a contiguous float64 array (unchecked)."""
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        return builder.load(builder.bitcast(ptr, _VTY.as_pointer()), align=8)
+    return V8(arr, off), codegen
+
+
+@intrinsic
+def vstore(typingctx, arr, off, v):
+    """``arr[off:off + 8] = v`` for a contiguous float64 array (unchecked)."""
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        builder.store(args[2], builder.bitcast(ptr, _VTY.as_pointer()), align=8)
+        return context.get_dummy_value()
+    return types.none(arr, off, V8), codegen
+
+
+def _hred(op: str):
+    @intrinsic
+    def h(typingctx, a):
+        def codegen(context, builder, sig, args):
+            v = args[0]
+            for width in (4, 2, 1):
+                idx = [i + width if i < width else i for i in range(8)]
+                sh = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(_I32, 8), idx))
+                v = builder.select(builder.fcmp_ordered(op, sh, v), sh, v)
+            return builder.extract_element(v, ir.Constant(_I32, 0))
+        return types.float64(V8), codegen
+    return h
+
+
+#: The smallest lane (a shuffle tree; no NaN expected).
+hmin = _hred("<")
+#: The largest lane.
+hmax = _hred(">")
