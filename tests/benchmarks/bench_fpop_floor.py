@@ -1,20 +1,23 @@
-"""How close can an exact FPOP get to one ``np.cumsum`` pass? Floors measured in one process, CPU time.
+"""What FPOP costs per step when the candidates sit in the vector lanes, against one ``np.cumsum`` pass.
 
     python tests/benchmarks/bench_fpop_floor.py [--n 1000000] [--rounds 5]
 
-Issue 14 asks for FPOP within 10x of one ``np.cumsum`` pass at n = 1e6. This script measures what
-any FPOP that returns ``op``'s optimum bitwise must at least do per step, on the same series as
-``bench_exact.py``:
+Issue 14 asks for FPOP within 10x of one ``np.cumsum`` pass at n = 1e6. This script measures what an
+FPOP that keeps its candidates in the lanes of a vector and updates them every step (segview's
+kernel until session 8) must at least do per step, on the same series as ``bench_exact.py``, and
+segview's current kernel, which puts 8 *steps* in the lanes instead (see ``_fpop_kernels``):
 
 * ``recursion only``: op's formula ``F[tau] + ((Q[t] - Q[tau]) - s*s/m)`` over a fixed set of k
   candidates, the first minimum, and a newborn replacing the oldest candidate; no pruning
   bookkeeping at all. k = 5 and 8 are FPOP's average live candidates on these series (n/200 and 5
   changes). ``scalar`` loops over the 5 candidates (too few for the vectoriser), ``8 lanes`` over a
-  padded vector of 8 (the layout of segview's kernel).
+  padded vector of 8 (the older layout). Each step waits for the previous one: the newborn's value
+  is ``F[t-1]`` plus a cost, so the minimum is a loop-carried chain through memory.
 * ``div`` / ``sqrt``, 8 lanes: throughput of independent divisions and square roots, one 8-wide
   vector instruction per step.
-  FPOP's pruning needs, per candidate and step, at least one division (the segment mean) and one
-  square root (the radius of the interval where the candidate beats the newborn).
+  FPOP's pruning needs, per candidate and step, one division (the segment mean) and one square
+  root (the radius of the interval where the candidate beats the newborn); the block kernel does
+  them 8 steps to an instruction.
 * segview FPOP itself, and the ratios of everything to ``np.cumsum``.
 """
 from __future__ import annotations
