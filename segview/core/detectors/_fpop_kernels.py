@@ -84,6 +84,29 @@ def fpop_state(capacity: int = 64) -> tuple:
     return np.zeros((_ROWS, max(capacity, 4 * _B))), np.zeros(2), np.zeros(1, np.int64)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _balls(mu, inv, v, up, down, lanes: int, CL, CH) -> tuple:
+    """One candidate's balls against the newborns of the lanes in ``lanes`` (values ``v``, centres
+    ``mu``, ``inv = 1/m``; ``up``/``down`` = the newborns' F plus/minus eps). Returns the
+    intersection ``[gmax, gmin]`` of its grown balls (empty: crossed ends) and the holes ``CL``/``CH``
+    grown by each shrunk ball that meets them."""
+    zero = vbcast(0.0)
+    vinf = vbcast(np.inf)
+    vninf = vbcast(-np.inf)
+    room = vsub(up, v)
+    shrink = vsub(down, v)
+    r = vsqrt(vmul(vmax(room, zero), inv))
+    rs = vsqrt(vmul(vmax(shrink, zero), inv))
+    ball = vle(zero, room) & lanes
+    gmax = hmax(vsel(ball, vsub(mu, r), vsel(lanes, vinf, vninf)))
+    gmin = hmin(vsel(ball, vadd(mu, r), vsel(lanes, vninf, vinf)))
+    pos = vlt(zero, shrink) & lanes
+    lo_s = vsel(pos, vsub(mu, rs), vinf)
+    hi_s = vsel(pos, vadd(mu, rs), vninf)
+    meets = vle(lo_s, CH) & vle(CL, hi_s)
+    return gmax, gmin, vsel(meets, vmin(CL, lo_s), CL), vsel(meets, vmax(CH, hi_s), CH)
+
+
 @njit(nogil=True, cache=True, error_model="numpy")
 def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last: bool,
                     eps_rel: float, lo: float, hi: float, F: NDArray[np.float64],
@@ -212,24 +235,11 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
             else:
                 inv = vdiv(one, vsub(Tf, vbcast(TAU[i])))
             mu = vmul(vsub(Sb, vbcast(CS[i])), inv)
-            v = vload(Vm, i * _B)
-            room = vsub(up, v)
-            shrink = vsub(down, v)
-            r = vsqrt(vmul(vmax(room, zero), inv))
-            rs = vsqrt(vmul(vmax(shrink, zero), inv))
-            ball = vle(zero, room) & okbits
-            gmax = hmax(vsel(ball, vsub(mu, r), vsel(okbits, vinf, vninf)))
-            gmin = hmin(vsel(ball, vadd(mu, r), vsel(okbits, vninf, vinf)))
+            gmax, gmin, CL, CH = _balls(mu, inv, vload(Vm, i * _B), up, down, okbits, CL, CH)
             A0[i] = max(A0[i], gmax)
             A1[i] = min(A1[i], gmin)
             B0[i] = max(B0[i], gmax)
             B1[i] = min(B1[i], gmin)
-            pos = vlt(zero, shrink)
-            lo_s = vsel(pos, vsub(mu, rs), vinf)
-            hi_s = vsel(pos, vadd(mu, rs), vninf)
-            meets = vle(lo_s, CH) & vle(CL, hi_s)
-            CL = vsel(meets, vmin(CL, lo_s), CL)
-            CH = vsel(meets, vmax(CH, hi_s), CH)
         # the block's newborn pairs: newborn jp against the later newborns j (lanes j > jp); these
         # values only place balls, so the division is by the table's 1/m
         for jp in range(nb):
@@ -242,19 +252,7 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
             inv = vload(INVP, _B - 1 - jp)
             mu = vmul(s, inv)
             v = vadd(vbcast(Fa[jp]), vsub(vsub(Qb, vbcast(Qa[jp])), vmul(s, mu)))
-            room = vsub(up, v)
-            shrink = vsub(down, v)
-            r = vsqrt(vmul(vmax(room, zero), inv))
-            rs = vsqrt(vmul(vmax(shrink, zero), inv))
-            ball = vle(zero, room) & okj
-            NGL[jp] = hmax(vsel(ball, vsub(mu, r), vsel(okj, vinf, vninf)))
-            NGH[jp] = hmin(vsel(ball, vadd(mu, r), vsel(okj, vninf, vinf)))
-            pos = vlt(zero, shrink) & okj
-            lo_s = vsel(pos, vsub(mu, rs), vinf)
-            hi_s = vsel(pos, vadd(mu, rs), vninf)
-            meets = vle(lo_s, CH) & vle(CL, hi_s)
-            CL = vsel(meets, vmin(CL, lo_s), CL)
-            CH = vsel(meets, vmax(CH, hi_s), CH)
+            NGL[jp], NGH[jp], CL, CH = _balls(mu, inv, v, up, down, okj, CL, CH)
         vstore(CLa, 0, CL)
         vstore(CHa, 0, CH)
         # 4. drop the old candidates with an empty set (order kept), then add the newborns
