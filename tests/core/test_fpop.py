@@ -134,23 +134,39 @@ def test_serial_reference_kernels_equal_the_fast_ones(y, beta, tie):
             assert np.array_equal(part.F, F) and np.array_equal(part.last, last)
 
 
-def test_functional_pruning_keeps_few_candidates_with_few_changes():
-    """FPOP's point (Maidstone et al. 2017): with few changes the candidates surviving a step stay few
-    (PELT keeps O(n) there); the newborn's set is carved by one merged interval, which must not
-    weaken the pruning. 20 000 points, 5 changes: the candidate columns never outgrow 64."""
+def _advance(y: np.ndarray, beta: float, tie_last: bool, capacity: int,
+             sizes: tuple[int, ...] | None = None) -> tuple:
+    """Run the FPOP kernel directly over ``y``, in calls of ``sizes`` steps (cycled; None: one
+    call); returns ``(F, last, C, cnt)``."""
     from segview.core.detectors import _fpop_kernels as fk
-    rng = np.random.default_rng(3)
-    n = 20_000
-    y = np.repeat(rng.normal(0, 3, 6), -(-n // 6))[:n] + rng.standard_normal(n)
-    beta = 2 * math.log(n)
+    n = y.size
     c = y - y.mean()
     F = np.empty(n + 1)
     last = np.empty(n + 1, dtype=np.int64)
     F[0] = -beta
     last[0] = -1
-    C, scal, cnt = fk.fpop_state(64)
-    C = fk.fpop_l2_advance(y, float(y.mean()), beta, False, fk.EPS_REL, float(c.min()) - 1e-9,
-                           float(c.max()) + 1e-9, F, last, 1, n + 1, C, scal, cnt)
+    C, scal, cnt = fk.fpop_state(capacity)
+    t = 1
+    i = 0
+    while t <= n:
+        t_to = n + 1 if sizes is None else min(n + 1, t + sizes[i % len(sizes)])
+        C = fk.fpop_l2_advance(y, float(y.mean()), beta, tie_last, fk.EPS_REL,
+                               float(c.min()) - 1e-9, float(c.max()) + 1e-9, F, last, t, t_to,
+                               C, scal, cnt)
+        t = t_to
+        i += 1
+    return F, last, C, cnt
+
+
+def test_functional_pruning_keeps_few_candidates_with_few_changes():
+    """FPOP's point (Maidstone et al. 2017): with few changes the candidates surviving a step stay few
+    (PELT keeps O(n) there); the newborn's set is carved by one merged interval, which must not
+    weaken the pruning. 20 000 points, 5 changes: the candidate columns never outgrow 64."""
+    rng = np.random.default_rng(3)
+    n = 20_000
+    y = np.repeat(rng.normal(0, 3, 6), -(-n // 6))[:n] + rng.standard_normal(n)
+    beta = 2 * math.log(n)
+    F, last, C, cnt = _advance(y, beta, False, 64)
     assert C.shape[1] == 64 and 1 <= cnt[0] <= 40
     ref = optimal_partition(y, "l2", beta, 1, pruning=True)
     assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last)
@@ -161,27 +177,11 @@ def test_steps_split_anywhere_across_calls(tie):
     """The kernel runs blocks of 8 steps with pruning applied at a block's end; a call may end
     mid-block (the caller's chunks, a grown column array), which must change nothing: op's F and
     last bitwise, for calls of 1, 3, 5, 8, 13 ... steps."""
-    from segview.core.detectors import _fpop_kernels as fk
     rng = np.random.default_rng(11)
     n = 3000
     y = np.repeat(rng.normal(0, 2, 8), -(-n // 8))[:n] + rng.standard_normal(n)
     y[rng.integers(0, n, 30)] += 9.0  # spikes: newborns that win inside a block
     beta = 2 * math.log(n)
-    c = y - y.mean()
-    F = np.empty(n + 1)
-    last = np.empty(n + 1, dtype=np.int64)
-    F[0] = -beta
-    last[0] = -1
-    C, scal, cnt = fk.fpop_state(32)
-    t = 1
-    sizes = [1, 3, 5, 8, 13, 2, 21, 7]
-    i = 0
-    while t <= n:
-        t_to = min(n + 1, t + sizes[i % len(sizes)])
-        C = fk.fpop_l2_advance(y, float(y.mean()), beta, tie == "last", fk.EPS_REL,
-                               float(c.min()) - 1e-9, float(c.max()) + 1e-9, F, last, t, t_to,
-                               C, scal, cnt)
-        t = t_to
-        i += 1
+    F, last, _, _ = _advance(y, beta, tie == "last", 32, sizes=(1, 3, 5, 8, 13, 2, 21, 7))
     ref = optimal_partition(y, "l2", beta, 1, tie=tie)
     assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last)
