@@ -10,6 +10,8 @@ lane (no fast-math, no contraction), so a lane computes exactly what the scalar 
 
 Masks are ``int64`` bit sets (bit ``j`` = lane ``j``), so they combine with ``&``/``|``/shifts.
 ``vload``/``vstore`` do no bounds checks: the caller guarantees ``off + 8 <= arr.size``.
+:func:`vcompress` needs LLVM 19 or later (``llvm.experimental.vector.compress``; numba 0.62 ships
+LLVM 20): one ``vcompresspd`` on AVX-512, a generic expansion elsewhere.
 """
 from __future__ import annotations
 
@@ -172,3 +174,45 @@ def _hred(op: str):
 hmin = _hred("<")
 #: The largest lane.
 hmax = _hred(">")
+
+
+def vperm(idx) -> object:
+    """An intrinsic ``p(a)`` returning the lanes of ``a`` in the constant order ``idx`` (8 indices)."""
+    order = ir.Constant(ir.VectorType(_I32, 8), [int(i) for i in idx])
+
+    @intrinsic
+    def p(typingctx, a):
+        def codegen(context, builder, sig, args):
+            return builder.shuffle_vector(args[0], args[0], order)
+        return V8(V8), codegen
+    return p
+
+
+def vshuf2(idx) -> object:
+    """An intrinsic ``p(a, b)`` returning the lanes of ``a`` (indices 0-7) and ``b`` (8-15) in the
+    constant order ``idx``."""
+    order = ir.Constant(ir.VectorType(_I32, 8), [int(i) for i in idx])
+
+    @intrinsic
+    def p(typingctx, a, b):
+        def codegen(context, builder, sig, args):
+            return builder.shuffle_vector(args[0], args[1], order)
+        return V8(V8, V8), codegen
+    return p
+
+
+@intrinsic
+def vcompress(typingctx, a, bits):
+    """The lanes of ``a`` whose bit is set, packed to the front in order; the others undefined."""
+    def codegen(context, builder, sig, args):
+        f = _decl(builder, "llvm.experimental.vector.compress.v8f64", _VTY, [_VTY, _M8, _VTY])
+        return builder.call(f, [args[0], _mask(builder, args[1]), ir.Constant(_VTY, ir.Undefined)])
+    return V8(V8, types.int64), codegen
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of an ``int64``."""
+    def codegen(context, builder, sig, args):
+        return builder.call(_decl(builder, "llvm.ctpop.i64", _I64, [_I64]), [args[0]])
+    return types.int64(types.int64), codegen
