@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import math
+import os
+import platform
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -185,3 +189,49 @@ def test_steps_split_anywhere_across_calls(tie):
     F, last, _, _ = _advance(y, beta, tie == "last", 32, sizes=(1, 3, 5, 8, 13, 2, 21, 7))
     ref = optimal_partition(y, "l2", beta, 1, tie=tie)
     assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last)
+
+
+def test_candidates_older_than_the_inverse_table_are_exact():
+    """Rows whose segment is longer than the 1/m and 1/sqrt(m) tables (2^16) take op's division for
+    their values and a clamped 1/sqrt(m) bound for the ball margins: one level shift in 70 000
+    points keeps such candidates alive for most of the series."""
+    rng = np.random.default_rng(2)
+    n = 70_000
+    y = np.repeat([0.0, 0.8], n // 2) + rng.standard_normal(n)
+    beta = 2 * math.log(n)
+    ref = optimal_partition(y, "l2", beta, 1, pruning=True)
+    F, last = fpop_l2(y, beta)
+    assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last)
+
+
+_PORTABLE = r"""
+import math, sys
+import numpy as np
+from segview.core.detectors import _fpop_kernels as fk
+from segview.core.detectors.fpop import fpop_l2
+from segview.core.detectors.partition import optimal_partition
+assert not fk._VCOMPRESS
+rng = np.random.default_rng(5)
+for trial in range(40):
+    n = int(rng.integers(5, 400))
+    y = np.repeat(rng.normal(0, 3, 4), -(-n // 4))[:n] + np.round(rng.normal(size=n), 1)
+    tie = "last" if trial % 2 else "first"
+    beta = [0.0, 1.0, 2 * math.log(n)][trial % 3]
+    ref = optimal_partition(y, "l2", beta, 1, tie=tie)
+    F, last = fpop_l2(y, beta, tie == "last")
+    assert np.array_equal(F, ref.F) and np.array_equal(last, ref.last), trial
+print("ok")
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 feature names")
+def test_kernel_without_avx512_is_exact(tmp_path):
+    """Without AVX-512 the kernel appends candidates by plain copies (LLVM's generic vector
+    compress goes through memory and is slower); compiled for an AVX2 target in a fresh process,
+    it must still give op's F and last bitwise."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_CPU_NAME="haswell",
+               NUMBA_CPU_FEATURES="+avx,+avx2,+fma,+bmi2,+popcnt,+sse4.2,+sse4.1,+ssse3,+sse3,"
+                                  "+sse2,+cx16,+f16c,+lzcnt")
+    out = subprocess.run([sys.executable, "-c", _PORTABLE], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

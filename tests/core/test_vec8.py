@@ -1,9 +1,11 @@
-"""The 8-lane vector intrinsics of ``_vec8``, against numpy (lane order, masks as bit sets)."""
+"""The 8-lane vector intrinsics of ``_vec8`` and the FPOP kernel's helpers built on them, against
+numpy (lane order, masks as bit sets)."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from segview.core.detectors import _fpop_kernels as fk
 from segview.core.detectors._vec8 import popcount, vcompress, vload, vperm, vshuf2, vstore
 
 _REV = vperm([7, 6, 5, 4, 3, 2, 1, 0])
@@ -19,6 +21,14 @@ def _apply(a, b, bits):
     return out, popcount(bits)
 
 
+@njit
+def _reduce(G):
+    out = np.zeros(16)
+    vstore(out, 0, fk._treduce(G, 0, True))
+    vstore(out, 8, fk._treduce(G, 0, False))
+    return out
+
+
 def test_permutations_compress_and_popcount_match_numpy():
     rng = np.random.default_rng(0)
     a = rng.normal(size=8)
@@ -31,3 +41,13 @@ def test_permutations_compress_and_popcount_match_numpy():
         assert np.array_equal(out[16:16 + sum(keep)], a[keep])
         assert count == sum(keep)
 
+
+def test_transposed_reduction_gives_each_rows_max_and_min_in_its_lane():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        G = rng.normal(size=64)
+        G[rng.integers(0, 64, 5)] = rng.choice([np.inf, -np.inf], 5)
+        out = _reduce(G)
+        rows = G.reshape(8, 8)
+        assert np.array_equal(out[:8], rows.max(axis=1))
+        assert np.array_equal(out[8:], rows.min(axis=1))

@@ -156,26 +156,6 @@ def vstore(typingctx, arr, off, v):
     return types.none(arr, off, V8), codegen
 
 
-def _hred(op: str):
-    @intrinsic
-    def h(typingctx, a):
-        def codegen(context, builder, sig, args):
-            v = args[0]
-            for width in (4, 2, 1):
-                idx = [i + width if i < width else i for i in range(8)]
-                sh = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(_I32, 8), idx))
-                v = builder.select(builder.fcmp_ordered(op, sh, v), sh, v)
-            return builder.extract_element(v, ir.Constant(_I32, 0))
-        return types.float64(V8), codegen
-    return h
-
-
-#: The smallest lane (a shuffle tree; no NaN expected).
-hmin = _hred("<")
-#: The largest lane.
-hmax = _hred(">")
-
-
 def vperm(idx) -> object:
     """An intrinsic ``p(a)`` returning the lanes of ``a`` in the constant order ``idx`` (8 indices)."""
     order = ir.Constant(ir.VectorType(_I32, 8), [int(i) for i in idx])
