@@ -5,8 +5,8 @@ optimum as OP and PELT, with candidates pruned by the intervals of segment means
 win. The kernel is :mod:`._fpop_kernels`; it returns bitwise the ``F`` and ``last`` arrays of ``op``
 (same prefix sums, same cost formula, same tie rule), so the change points, ``optimal_cost`` and
 ``last`` statistics of ``op``/``pelt`` do not depend on the search. Memory: ``F`` and ``last``
-(16 bytes a sample) plus the surviving candidates and a table of ``1/m`` (at most 512 KB); no
-prefix-sum arrays.
+(16 bytes a sample) plus the surviving candidates and tables of ``1/m`` and ``1/sqrt(m)`` (at
+most 1 MB); no prefix-sum arrays.
 
 Supported: ``cost="l2"``, ``min_size`` 1, any penalty but ``mbic`` (its ``ln(segment length)``
 term is not a function of the mean), one thread. ``search="auto"`` uses FPOP exactly then and the
