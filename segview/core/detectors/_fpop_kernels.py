@@ -489,7 +489,7 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
     return t0
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, error_model="numpy")
 def _tables(n: int) -> tuple:
     """``INV``, ``ISQ`` (``1/m``, ``1/sqrt(m)`` rounded up) for the rows; ``INVP``, ``ISQP`` for the
     lanes of the newborn-pair vectors (see :func:`_pair_diagonals`)."""
@@ -497,11 +497,15 @@ def _tables(n: int) -> tuple:
     up = 1.0 + 2.0 ** -40
     INV = np.empty(M + _B)
     ISQ = np.empty(M + _B)
+    # one loop per table and no zero checks (error_model numpy), so LLVM vectorises both; one loop
+    # filling both stayed scalar and took 0.7 ms of a 1e6-point run's 26 ms (now 0.4, mostly the
+    # first touch of the 1 MB)
+    for m in range(1, M + _B):
+        INV[m] = 1.0 / (m + 0.0)
+    for m in range(1, M + _B):
+        ISQ[m] = up / math.sqrt(m + 0.0)
     INV[0] = 1.0
     ISQ[0] = 1.0
-    for m in range(1, M + _B):
-        INV[m] = 1.0 / m
-        ISQ[m] = up / math.sqrt(m)
     INVP = np.empty(_B // 2 * _B)
     ISQP = np.empty(_B // 2 * _B)
     for d in range(1, _B // 2 + 1):
