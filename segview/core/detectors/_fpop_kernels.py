@@ -318,7 +318,6 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
     tb = t_from - 2 * _CHUNK
     Fa = np.zeros(_B)
     Ba = np.zeros(_B)
-    Aa = np.zeros(_B)
     XT = np.zeros(_B)
     XS = np.zeros(_B)
     X = np.zeros(_B * _B)
@@ -362,11 +361,10 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
             vstore(Vm, i * _B, v)
             appr = vmin(appr, v)
         # ... then op's values where a row may be the minimum or tie with it: first (last)
-        # minimum in tau order, with its row, tau and S
+        # minimum in tau order, with its tau and S
         near_max = vadd(appr, vmul(vbcast(_NEAR), vadd(vadd(vmax(appr, vsub(zero, appr)), Qb),
                                                        vbcast(beta))))
         best = vinf
-        arg = zero
         argT = zero
         argS = zero
         for i in range(k):
@@ -378,17 +376,16 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
                 v = vsel(near, v, vinf)
                 better = vle(v, best) if tie_last else vlt(v, best)
                 best = vsel(better, v, best)
-                arg = vsel(better, vbcast(float(i)), arg)
                 argT = vsel(better, vbcast(TAU[i]), argT)
                 argS = vsel(better, vbcast(CS[i]), argS)
         vstore(Ba, 0, best)
-        vstore(Aa, 0, arg)
+        vstore(XT, 0, argT)
         # 2. F step by step; the block's newborns are evaluated only when one can compete
         fmin = inf
         won = 0
         for j in range(nb):
             b = Ba[j]
-            atau = TAU[np.uintp(int(Aa[j]))]
+            atau = XT[j]
             Qj = QB[o + j]
             if fmin - eps_rel * (abs(b) + Qj + beta) <= b:
                 Sj = SB[o + j]
@@ -409,7 +406,7 @@ def _fpop_l2_blocks(y: NDArray[np.float64], centre: float, beta: float, tie_last
             fmin = min(fmin, ft)
         if won != 0:
             best = vsel(won, vload(Ba, 0), best)
-            argT = vsel(won, vload(XT, 0), argT)
+            argT = vload(XT, 0)  # the lanes not won still hold argT
             argS = vsel(won, vload(XS, 0), argS)
         Fb = vadd(best, vbcast(beta))
         Eb = vmul(vbcast(eps_rel), vadd(vadd(vmax(Fb, vsub(zero, Fb)), Qb), vbcast(beta)))
