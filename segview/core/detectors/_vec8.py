@@ -108,22 +108,20 @@ def vsel(typingctx, bits, a, b):
     return V8(types.int64, V8, V8), codegen
 
 
-@intrinsic
-def vmin(typingctx, a, b):
-    """``a if a < b else b`` lane-wise (Python's ``min(a, b)`` order for distinct values)."""
-    def codegen(context, builder, sig, args):
-        x, y = args
-        return builder.select(builder.fcmp_ordered("<", x, y), x, y)
-    return V8(V8, V8), codegen
+def _pick(op: str):
+    @intrinsic
+    def pick(typingctx, a, b):
+        def codegen(context, builder, sig, args):
+            x, y = args
+            return builder.select(builder.fcmp_ordered(op, x, y), x, y)
+        return V8(V8, V8), codegen
+    return pick
 
 
-@intrinsic
-def vmax(typingctx, a, b):
-    """``a if a > b else b`` lane-wise."""
-    def codegen(context, builder, sig, args):
-        x, y = args
-        return builder.select(builder.fcmp_ordered(">", x, y), x, y)
-    return V8(V8, V8), codegen
+#: ``a if a < b else b`` lane-wise (Python's ``min(a, b)`` order for distinct values).
+vmin = _pick("<")
+#: ``a if a > b else b`` lane-wise.
+vmax = _pick(">")
 
 
 @intrinsic
@@ -156,29 +154,33 @@ def vstore(typingctx, arr, off, v):
     return types.none(arr, off, V8), codegen
 
 
-def vperm(idx) -> object:
-    """An intrinsic ``p(a)`` returning the lanes of ``a`` in the constant order ``idx`` (8 indices)."""
+def _shuffle(idx, two: bool) -> object:
     order = ir.Constant(ir.VectorType(_I32, 8), [int(i) for i in idx])
 
+    def codegen(context, builder, sig, args):
+        return builder.shuffle_vector(args[0], args[-1], order)
+
+    if two:
+        @intrinsic
+        def p2(typingctx, a, b):
+            return V8(V8, V8), codegen
+        return p2
+
     @intrinsic
-    def p(typingctx, a):
-        def codegen(context, builder, sig, args):
-            return builder.shuffle_vector(args[0], args[0], order)
+    def p1(typingctx, a):
         return V8(V8), codegen
-    return p
+    return p1
+
+
+def vperm(idx) -> object:
+    """An intrinsic ``p(a)`` returning the lanes of ``a`` in the constant order ``idx`` (8 indices)."""
+    return _shuffle(idx, False)
 
 
 def vshuf2(idx) -> object:
     """An intrinsic ``p(a, b)`` returning the lanes of ``a`` (indices 0-7) and ``b`` (8-15) in the
     constant order ``idx``."""
-    order = ir.Constant(ir.VectorType(_I32, 8), [int(i) for i in idx])
-
-    @intrinsic
-    def p(typingctx, a, b):
-        def codegen(context, builder, sig, args):
-            return builder.shuffle_vector(args[0], args[1], order)
-        return V8(V8, V8), codegen
-    return p
+    return _shuffle(idx, True)
 
 
 @intrinsic
