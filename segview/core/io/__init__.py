@@ -23,6 +23,7 @@ from typing import Any, overload
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import DataFormatError, SegviewError
+from ..benchmark import Benchmark, group as group_benchmarks, harness_warmup as _apply_warmup
 from ..model import Series
 from .csv_series import LabelsFileError
 from .readers import NotSeriesFile, Reader, all_readers, reader_for
@@ -82,6 +83,12 @@ class Dataset(Sequence[Series]):
         self.annotation_files.extend(other.annotation_files)
         self.labels.update(other.labels)
         self.exports.extend(other.exports)
+
+    def benchmarks(self) -> "list[Benchmark]":
+        """The series grouped into benchmarks (:func:`segview.core.benchmark.group`): a harness's
+        process executions stay together; a series without benchmark metadata is a benchmark of
+        its own with one execution."""
+        return group_benchmarks(self.series)
 
     def change_point_truth(self) -> dict[str, dict[str, list[int]]]:
         """``annotations`` restricted to the loaded series (what evaluation scores against)."""
@@ -163,13 +170,18 @@ def _add_export(ds: Dataset, folder: Path) -> None:
 
 
 def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
-         fill_missing: str | None = None, ctx: RunContext | None = None) -> Dataset:
+         fill_missing: str | None = None, harness_warmup: str = "keep",
+         ctx: RunContext | None = None) -> Dataset:
     """Load series from a file, a folder, or several of either.
 
     Args:
         fill_missing: how to fill missing values of formats that have them (TCPD ``null``):
             None (default) reports them as errors; ``"linear"`` or ``"previous"`` fill them
             (see :data:`segview.core.io.tcpd_json.FILL_RULES`).
+        harness_warmup: the iterations a harness itself recorded as warm-up (JMH's warm-up
+            iterations, pyperf's warmups...): ``"keep"`` (default: kept in the values, marked by
+            each series' ``warmup`` metadata) or ``"drop"`` (only measured iterations;
+            ``warmup_dropped`` records how many were dropped). See :mod:`segview.core.benchmark`.
         ctx: progress (the fraction of files read, with the file's name) and cancellation,
             checked between files; a background load in the explorer passes one.
 
@@ -183,6 +195,8 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
         paths = [paths]
     paths = list(paths)
     ctx = ctx or NULL_CONTEXT
+    if harness_warmup not in ("keep", "drop"):
+        raise DataFormatError("harness_warmup", f"must be 'keep' or 'drop', got {harness_warmup!r}")
     ds = Dataset()
     opts = {"fill_missing": fill_missing}
     for i, raw in enumerate(paths):
@@ -222,6 +236,8 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
                 ds.label_files.append(p)
             _nearby_annotations(ds, p)
     ctx.check()
+    if harness_warmup != "keep":
+        ds.series = _apply_warmup(ds.series, harness_warmup)
     _check_unique_ids(ds)
     ctx.progress(1.0, f"{len(ds.series)} series read")
     return ds
@@ -265,6 +281,6 @@ def _check_unique_ids(ds: Dataset) -> None:
             counters[s.id] = k + 1
             src = Path(str(s.metadata.get("source", ""))).parent.name
             new_id = f"{src}/{s.id}" if src and k > 0 else (s.id if k == 0 else f"{s.id}#{k}")
-            s = Series(s.values, s.x, new_id, s.metadata)
+            s = Series(s.values, s.x, new_id, s.metadata, s.dims or None)
         renamed.append(s)
     ds.series = renamed

@@ -16,6 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..benchmark import HIGHER, LOWER, direction_for_unit, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .readers import NotSeriesFile, finite_floats, read_json
@@ -50,6 +51,9 @@ def _numbers(values: Any, path: Path, where: str) -> Any:
     return out
 
 
+_TIME_MODES = ("avgt", "sample", "ss")  # JMH's time-per-operation modes (thrpt is a rate)
+
+
 def _bench_name(entry: dict[str, Any]) -> str:
     name = str(entry.get("benchmark", "benchmark"))
     params = entry.get("params")
@@ -70,11 +74,22 @@ def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
             raise DataFormatError(str(path), "JMH result entry has no primaryMetric.rawData", where)
         name = _bench_name(entry)
         unit = str(metric.get("scoreUnit", ""))
+        mode = str(entry.get("mode", ""))
+        direction = HIGHER if mode == "thrpt" else LOWER if mode in _TIME_MODES else None
+        params = entry.get("params") if isinstance(entry.get("params"), dict) else None
+        run_meta = {k: entry[k] for k in ("jmhVersion", "jvm", "vmName", "vmVersion", "mode",
+                                          "threads", "forks", "warmupIterations",
+                                          "measurementIterations", "measurementTime")
+                    if k in entry and isinstance(entry[k], (str, int, float))}
         for k, fork in enumerate(raw):
             vals = _numbers(fork, path, f"{where}, fork {k}")
-            out.append(Series(vals, id=f"{name}/fork{k}",
-                              metadata={"source": str(path), "fork": k, "unit": unit,
-                                        "format": "jmh-result"}))
+            # rawData holds the measured iterations only: JMH keeps warm-up iterations in its
+            # console log alone, so warmup is 0 here.
+            out.append(execution(vals, benchmark=name, index=k, harness="jmh", unit=unit,
+                                 direction=direction or direction_for_unit(unit), params=params,
+                                 id=f"{name}/fork{k}",
+                                 metadata={**run_meta, "source": str(path), "fork": k,
+                                           "format": "jmh-result"}))
     return out
 
 
@@ -92,9 +107,8 @@ def read(path: Path) -> list[Series]:
         data = [data]  # a single fork written as a flat list
     forks = [_numbers(fork, path, f"fork {k}") for k, fork in enumerate(data)]
     stem = path.stem
-    if len(forks) == 1:
-        return [Series(forks[0], id=stem, metadata={"source": str(path), "fork": 0,
-                                                     "format": "jmh"})]
-    return [Series(f, id=f"{stem}/fork{k}", metadata={"source": str(path), "fork": k,
-                                                       "format": "jmh"})
+    # A fork list carries no unit: the direction stays unknown.
+    return [execution(f, benchmark=stem, index=k, harness="jmh",
+                      id=stem if len(forks) == 1 else f"{stem}/fork{k}",
+                      metadata={"source": str(path), "fork": k, "format": "jmh"})
             for k, f in enumerate(forks)]
