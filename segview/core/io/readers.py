@@ -52,6 +52,9 @@ class Reader:
         priority: higher wins when several readers accept a file.
         options: keyword options ``read`` accepts (e.g. ``fill_missing`` for TCPD), passed on by
             ``load(path, **options)``.
+        harness: the benchmark harness that writes this format (``""`` for generic tables).
+        example: a short example of the file's content (``segview formats`` shows it).
+        checked: the harness/format version the reader was checked against.
     """
 
     name: str
@@ -61,6 +64,9 @@ class Reader:
     read: Callable[[Path], list[Series]]
     priority: int = 0
     options: tuple[str, ...] = ()
+    harness: str = ""
+    example: str = ""
+    checked: str = ""
 
 
 class NotSeriesFile(DataFormatError):
