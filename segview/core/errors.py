@@ -11,6 +11,18 @@ class SegviewWarning(UserWarning):
     """Warnings segview issues (tests turn them into errors)."""
 
 
+class DataFormatWarning(SegviewWarning):
+    """A file loaded, but part of it looks wrong (a crashed process execution, a benchmark
+    without measurements): ``source`` names the file and ``where`` the place inside it."""
+
+    def __init__(self, source: str, reason: str, where: str | None = None) -> None:
+        self.source = str(source)
+        self.reason = reason
+        self.where = where
+        loc = f" ({where})" if where else ""
+        super().__init__(f"{self.source}{loc}: {reason}")
+
+
 class SegviewError(Exception):
     """Base class of every error segview raises on purpose.
 

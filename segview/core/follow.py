@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import DataFormatError
+from .io.jmh_log import JmhLogParser, sniff as sniff_jmh_log
 
 _TOKEN = re.compile(r'\s*(?:([\[\]{},:])|("(?:[^"\\]|\\.)*")|'
                     r'(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(true|false|null|NaN|-?Infinity))')
@@ -41,11 +42,6 @@ _LITERAL_VALUES = {"true": True, "false": False, "null": None, "NaN": math.nan,
                    "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-_JMH_LOG = re.compile(r"^(# JMH version|# Run progress|# Fork: \d+ of|(# Warmup )?Iteration +\d+:)",
-                      re.M)
-_LOG_ITERATION = re.compile(r"^Iteration +\d+: +(\S+(?: \S+)?) +\S")
-_LOG_FORK = re.compile(r"^# Fork: (\d+) of \d+")
-_LOG_END = re.compile(r"^(# Benchmark:|# Run complete|Result \")")
 
 
 class PartialList(list):  # type: ignore[type-arg]
@@ -201,10 +197,7 @@ class SeriesFollower:
         self._column: int | None = None
         self._long: tuple[int, int, int] | None = None
         # JMH log state
-        self._bench = ""
-        self._params = ""
-        self._fork = 0
-        self._current: str | None = None
+        self._log: JmhLogParser | None = None
 
     # -- public -----------------------------------------------------------------------------
 
@@ -243,7 +236,7 @@ class SeriesFollower:
             return None
         if head[0] in "[{":
             return "json"
-        return "jmhlog" if _JMH_LOG.search(head) else "csv"
+        return "jmhlog" if sniff_jmh_log(head) else "csv"
 
     def _numbers(self, values: list[Any], start: int) -> NDArray[np.float64]:
         out = np.empty(len(values) - start)
@@ -396,54 +389,23 @@ class SeriesFollower:
 
     # -- JMH's console output (``java -jar benchmarks.jar ... | tee run.log``) ---------------------
 
-    def _log_name(self) -> str:
-        params = f"[{self._params}]" if self._params else ""
-        return f"{self._bench or 'benchmark'}{params}/fork{self._fork}"
-
     def _poll_log(self) -> NDArray[np.float64]:
-        """Measurement iterations of one fork; the fork is complete when the next one starts."""
-        raw: dict[str, list[tuple[str, str]]] = {}  # fork -> (value text, line), this poll only
-        done: set[str] = set()
-        current = self._current
+        """Measurement iterations of one fork; the fork is complete when the next one starts.
+        The lines are parsed by :class:`segview.core.io.jmh_log.JmhLogParser` (the reader of
+        ``segview open``), fed only the lines appended since the last poll."""
+        if self._log is None:
+            self._log = JmhLogParser(str(self.path))
+        log = self._log
         for line in self._new_lines():
-            if line.startswith("# Benchmark: "):
-                self._bench = line[len("# Benchmark: "):].strip()
-                self._params = ""
-            elif line.startswith("# Parameters: "):
-                self._params = line[len("# Parameters: "):].strip().strip("()").replace(" ", "")
-            fork = _LOG_FORK.match(line)
-            if fork or _LOG_END.match(line):
-                if current is not None:
-                    done.add(current)
-                current = None
-                if fork:
-                    self._fork = int(fork.group(1)) - 1
-                    current = self._log_name()
-                continue
-            m = _LOG_ITERATION.match(line)
-            if m is not None:
-                if current is None:
-                    current = self._log_name()
-                raw.setdefault(current, []).append((m.group(1), line))
-        self._current = current
+            log.feed(line)
+        forks = {f.id: f for f in log.forks if not f.warmup_fork}  # JMH discards warm-up forks
         if self.name is None:
-            if current is not None:
-                raw.setdefault(current, [])  # the fork being written, even before its first value
-            names = list(raw)
-            pick = self._select(names)
+            pick = self._select(list(forks))
             if pick is None:
                 return np.empty(0)
-            self.name = names[pick]
-        self.complete = self.name in done
-        values = [self._log_value(text, line) for text, line in raw.get(self.name, ())]
-        return self._take(np.asarray(values, dtype=np.float64))
-
-    def _log_value(self, text: str, line: str) -> float:
-        if "≈" in text or "⁻" in text:
-            raise DataFormatError(str(self.path), f"JMH printed the value as {text!r} (too small "
-                                  "for its unit): rerun with a finer time unit, e.g. -tu ns",
-                                  f"line {line.strip()!r}")
-        text = text.split()[0]
-        if "," in text and "." not in text:
-            text = text.replace(",", ".")  # decimal comma of the JVM's locale
-        return self._float(text.replace(",", ""), f"line {line.strip()!r}")
+            self.name = list(forks)[pick]
+        fork = forks.get(self.name)
+        if fork is None:
+            return np.empty(0)
+        self.complete = fork.complete
+        return self._take(np.asarray(fork.measured[self._taken:], dtype=np.float64))
