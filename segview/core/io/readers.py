@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import bz2
 import json
 import os
 from pathlib import Path
@@ -126,9 +127,36 @@ def read_head(path: Path, size: int = 4096) -> str:
             raw = fh.read(size)
     except OSError as err:
         raise DataFormatError(str(path), f"cannot be read ({err.strerror or err})") from err
+    if raw[:3] == b"BZh":  # a bzip2 file (Krun's .json.bz2 results): sniff its text
+        raw = _bz2_head(path, size)
     if b"\x00" in raw:
         raise DataFormatError(str(path), "is a binary file, not a series file")
     return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def _bz2_head(path: Path, size: int, limit: int = 4 * 2**20) -> bytes:
+    """The first ``size`` decompressed bytes of a bzip2 file. bzip2 yields text a whole block
+    (up to 900 kB) at a time, so up to ``limit`` compressed bytes are read; a file that is not
+    valid bzip2 there gives b"" (its reader names the problem)."""
+    dec = bz2.BZ2Decompressor()
+    out = b""
+    try:
+        with open(path, "rb") as fh:
+            read = 0
+            while len(out) < size and read < limit and not dec.eof:
+                chunk = fh.read(65536)
+                if not chunk:
+                    break
+                read += len(chunk)
+                out += dec.decompress(chunk, max_length=size - len(out))
+                while len(out) < size and not dec.needs_input and not dec.eof:
+                    more = dec.decompress(b"", max_length=size - len(out))
+                    if not more:
+                        break
+                    out += more
+    except (OSError, EOFError, ValueError):
+        return out
+    return out[:size]
 
 
 def read_text(path: Path) -> str:
