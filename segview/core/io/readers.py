@@ -129,6 +129,9 @@ def read_head(path: Path, size: int = 4096) -> str:
         raise DataFormatError(str(path), f"cannot be read ({err.strerror or err})") from err
     if raw[:3] == b"BZh":  # a bzip2 file (Krun's .json.bz2 results): sniff its text
         raw = _bz2_head(path, size)
+        if not raw:
+            raise DataFormatError(str(path), "is not a complete bzip2 file: its first block is cut "
+                                             "or corrupt (a file still being written?)")
     if b"\x00" in raw:
         raise DataFormatError(str(path), "is a binary file, not a series file")
     return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
