@@ -168,3 +168,12 @@ def test_detected_by_content_not_by_name(tmp_path):
     b = tmp_path / "krun_copy.bz2"
     shutil.copy(KRUN, b)
     assert reader_for(a).name == "warmup-stats" and reader_for(b).name == "krun"
+
+
+def test_a_bzip2_file_that_is_not_krun_is_skipped_in_a_folder(tmp_path):
+    (tmp_path / "raw.csv.bz2").write_bytes(bz2.compress(b"a,b\n1,2\n"))
+    shutil.copy(KRUN, tmp_path / "k.json.bz2")
+    ds = segview.load(tmp_path)
+    assert not ds.problems and {s.metadata["format"] for s in ds} == {"krun"}
+    with pytest.raises(DataFormatError, match="raw.csv.bz2.*not Krun results"):
+        load_file(tmp_path / "raw.csv.bz2")

@@ -36,7 +36,7 @@ from ..benchmark import LOWER, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .loadwarn import report
-from .readers import check_regular, finite_floats
+from .readers import NotSeriesFile, check_regular, finite_floats
 
 _KEYS = ('"wallclock_times"', '"audit"', '"pexec_flags"', '"eta_estimates"')
 _COUNTERS = ("core_cycle_counts", "aperf_counts", "mperf_counts")
@@ -59,6 +59,9 @@ def _load(path: Path) -> Any:
                                          "results as .json.bz2") from err
     except MemoryError:
         raise DataFormatError(str(path), "is too large to read into memory") from None
+    if not raw.lstrip()[:1] == b"{":
+        raise NotSeriesFile(str(path), "a bzip2 file that does not hold a JSON object: not Krun "
+                                       "results")
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:

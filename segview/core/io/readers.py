@@ -205,7 +205,10 @@ def reader_for(path: Path) -> Reader:
         if r.sniff(head):
             return r
     if by_ext:
-        return by_ext[0]  # a known extension: let its reader produce a precise error
+        # A known extension whose content no reader recognised: the extension's first registered
+        # reader (the general one: JMH fork lists for .json, tables for .csv) names the problem;
+        # a content-specific harness reader registered later would only say "not my format".
+        return next(r for r in _READERS.values() if suffix in r.extensions)
     for r in readers:  # an unknown extension: go by content
         if r.sniff(head):
             return r
