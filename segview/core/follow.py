@@ -10,7 +10,8 @@ since the previous poll, and whether the series is complete. Formats:
 * JMH's console output (``.log``/``.out``, or text with JMH's markers, e.g.
   ``java -jar benchmarks.jar ... | tee run.log``): the measurement
   ``Iteration N: value unit`` lines of one fork (``benchmark[params]/forkK``); the fork is complete
-  when the next fork, benchmark or the result summary begins. Warm-up iterations are skipped.
+  when the next fork, benchmark or the result summary begins. Warm-up iterations and JMH's warm-up
+  forks are skipped; the lines are parsed by :mod:`segview.core.io.jmh_log` (the reader's parser).
 * CSV (anything else): one value per line (with or without a header), a wide table (one column per
   series; a blank cell ends a series) or a long table ``series_id,index,value`` with each series'
   rows in index order. Only lines ending in a newline are read; the file is read from where the

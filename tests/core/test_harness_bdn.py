@@ -165,3 +165,15 @@ def test_detected_by_content_not_by_name(tmp_path):
     shutil.copy(JSON, a)
     shutil.copy(CSV, b)
     assert reader_for(a).name == "bdn-json" and reader_for(b).name == "bdn-csv"
+
+
+def test_one_benchmark_in_two_jobs_is_two_benchmarks(tmp_path):
+    doc = json.loads(JSON.read_text())
+    entry = json.loads(json.dumps(doc["Benchmarks"][0]))
+    entry["DisplayInfo"] = entry["DisplayInfo"].replace("Job-QXBPFT(", "ShortRun(")
+    doc["Benchmarks"].append(entry)
+    path = tmp_path / "jobs.json"
+    path.write_text(json.dumps(doc))
+    names = [b.name for b in segview.load(path).benchmarks()]
+    base = f"{entry['Type']}.{entry['MethodTitle']}[{entry['Parameters']}]"
+    assert names == [f"{base} (Job-QXBPFT)", names[1], f"{base} (ShortRun)"] and "(" not in names[1]

@@ -47,6 +47,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+import re
 import statistics
 from typing import Any
 
@@ -192,8 +193,9 @@ def read_json_export(path: Path) -> list[Series]:
         b = b if isinstance(b, dict) else {}
         base = f"{b.get('Type', '?')}.{b.get('MethodTitle') or b.get('Method', '?')}"
         bases.append(_name(base, _params(b.get("Parameters"))))
-        display = str(b.get("DisplayInfo", ""))
-        jobs.append(display.rsplit(": ", 1)[1] if ": " in display else "")
+        display = str(b.get("DisplayInfo", ""))  # "Type.Method: JobId(Characteristics) [Params]"
+        job = display.split(": ", 1)[1] if ": " in display else ""
+        jobs.append(re.split(r"[(\[]", job, maxsplit=1)[0].strip())
     names = _unique_names(bases, jobs)
     out: list[Series] = []
     pending: list[tuple[str, str, str]] = []
