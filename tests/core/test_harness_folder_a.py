@@ -72,3 +72,16 @@ def test_mixed_folder_loads_completely(tmp_path):
         assert sum(len(s) for s in got) == values_in(src), name
     harnesses = {b.harness for b in ds.benchmarks()}
     assert harnesses == {"jmh", "krun", "warmup_stats", "renaissance", "benchmarkdotnet"}
+
+
+def test_one_benchmark_name_in_two_units_is_named(tmp_path):
+    """warmup_stats (seconds) and Renaissance (ns) files that name the same benchmark: grouped,
+    and the benchmark names the mixed units instead of comparing s with ns."""
+    shutil.copy(DATA / "renaissance" / "run.csv", tmp_path / "ren.csv")
+    bench = next(csv.DictReader((DATA / "renaissance" / "run.csv").open()))["benchmark"]
+    rows = (DATA / "warmup_stats" / "pypy_nbody.csv").read_text().splitlines()
+    (tmp_path / "ws.csv").write_text("\n".join(
+        [rows[0]] + [",".join([r.split(",")[0], bench] + r.split(",")[2:]) for r in rows[1:]]) + "\n")
+    ds = segview.load(tmp_path)
+    b = next(b for b in ds.benchmarks() if b.name == bench)
+    assert b.unit == "" and any("different units (ns, s)" in w for w in b.warnings)
