@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 import re
 import statistics
@@ -155,8 +156,8 @@ class _Launches:
 
 
 def _number(v: Any, path: Path, key: str, where: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise DataFormatError(str(path), f"{key} {v!r} is not a number", where)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise DataFormatError(str(path), f"{key} {v!r} is not a finite number", where)
     return float(v)
 
 
@@ -242,9 +243,12 @@ def _csv_number(cell: str, decimal_comma: bool, path: Path, where: str) -> float
     if decimal_comma:
         text = text.replace(".", "").replace(",", ".") if "," in text else text
     try:
-        return float(text.replace("\u00a0", "").replace(" ", ""))
+        value = float(text.replace("\u00a0", "").replace(" ", ""))
     except ValueError:
         raise DataFormatError(str(path), f"{cell!r} is not a number", where) from None
+    if not math.isfinite(value):
+        raise DataFormatError(str(path), f"{cell!r} is not a finite number", where)
+    return value
 
 
 def read_csv_export(path: Path) -> list[Series]:

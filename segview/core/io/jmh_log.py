@@ -37,6 +37,7 @@ measured ones). :class:`JmhLogParser` is shared with ``segview watch``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from pathlib import Path
 import re
 from typing import Any
@@ -104,6 +105,8 @@ def parse_value(text: str, source: str, where: str) -> tuple[float, str]:
         value = float(num.replace(",", ""))
     except ValueError:
         raise DataFormatError(source, f"{parts[0]!r} is not a number", where) from None
+    if not math.isfinite(value):
+        raise DataFormatError(source, f"JMH printed {parts[0]!r} for this iteration", where)
     rest = parts[1:]
     if len(rest) >= 2 and rest[0].startswith("±"):
         rest = rest[2:]  # "± (99.9%) error" of a sample-mode iteration
