@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import gzip
 import json
 import os
 from pathlib import Path
@@ -55,6 +56,10 @@ class Reader:
         harness: the benchmark harness that writes this format (``""`` for generic tables).
         example: a short example of the file's content (``segview formats`` shows it).
         checked: the harness/format version the reader was checked against.
+        fallback: whether the reader may take a file of its extension that no reader's sniff
+            accepted, to produce a precise error (the generic readers: ``jmh`` for ``.json``,
+            ``csv``); a harness reader with a specific sniff sets False, so a high priority does
+            not make it the reader of every unrecognised file.
     """
 
     name: str
@@ -67,6 +72,7 @@ class Reader:
     harness: str = ""
     example: str = ""
     checked: str = ""
+    fallback: bool = True
 
 
 class NotSeriesFile(DataFormatError):
@@ -119,26 +125,51 @@ def check_regular(path: Path) -> int:
     return st.st_size
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _read_bytes(path: Path, size: int) -> bytes:
+    """Up to ``size`` bytes of ``path``; a gzip-compressed file (pyperf writes ``.json.gz``) is
+    decompressed on the fly, by its magic bytes, not its name."""
+    with open(path, "rb") as fh:
+        if fh.read(2) != GZIP_MAGIC:
+            fh.seek(0)
+            return fh.read(size)
+        fh.seek(0)
+        with gzip.GzipFile(fileobj=fh) as gz:
+            return gz.read(size)
+
+
 def read_head(path: Path, size: int = 4096) -> str:
     check_regular(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(size)
-    except OSError as err:
-        raise DataFormatError(str(path), f"cannot be read ({err.strerror or err})") from err
+        raw = _read_bytes(path, size)
+    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
+        raise DataFormatError(str(path), f"cannot be read ({getattr(err, 'strerror', None) or err})"
+                              ) from err
     if b"\x00" in raw:
         raise DataFormatError(str(path), "is a binary file, not a series file")
     return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
 
 
 def read_text(path: Path) -> str:
-    """A text file's content (UTF-8, BOM dropped); DataFormatError names the file."""
+    """A text file's content (UTF-8, BOM dropped; gzip-compressed files are decompressed, within
+    :func:`max_file_bytes`); DataFormatError names the file."""
     check_regular(path)
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
+        with open(path, "rb") as fh:
+            gzipped = fh.read(2) == GZIP_MAGIC
+        if not gzipped:
+            return Path(path).read_text(encoding="utf-8-sig")
+        limit = max_file_bytes()
+        raw = _read_bytes(path, limit + 1)
+        if len(raw) > limit:
+            raise DataFormatError(str(path), f"decompresses to more than the {limit / 2**20:.0f} MB "
+                                             "limit (set SEGVIEW_MAX_FILE_MB to raise it)")
+        return raw.decode("utf-8-sig")
     except MemoryError:
         raise DataFormatError(str(path), "is too large to read into memory") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, EOFError, UnicodeDecodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
@@ -173,8 +204,12 @@ def reader_for(path: Path) -> Reader:
     for r in by_ext:
         if r.sniff(head):
             return r
+    fallbacks = [r for r in by_ext if r.fallback]
+    if fallbacks:
+        return fallbacks[0]  # a known extension: let its reader produce a precise error
     if by_ext:
-        return by_ext[0]  # a known extension: let its reader produce a precise error
+        raise DataFormatError(str(path), f"not a file segview recognises ({suffix} files it reads: "
+                                         f"{', '.join(r.label for r in by_ext)})")
     for r in readers:  # an unknown extension: go by content
         if r.sniff(head):
             return r
