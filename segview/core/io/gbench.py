@@ -55,7 +55,7 @@ NAME = "gbench"
 HARNESS = "google-benchmark"
 _HEAD = re.compile(r'^\{\s*"context"\s*:\s*\{')
 _CONTEXT_KEYS = ('"num_cpus"', '"mhz_per_cpu"', '"library_build_type"', '"caches"', '"executable"')
-_CSV_HEAD = re.compile(r'^"?name"?,"?iterations"?,"?real_time"?,"?cpu_time"?,"?time_unit"?')
+_CSV_HEAD = re.compile(r'^"?name"?,"?iterations"?,[^\n]*"?time_unit"?')
 AGGREGATES = ("mean", "median", "stddev", "cv")
 RERUN = ("rerun the benchmark with --benchmark_repetitions=N (N >= 2) and without "
          "--benchmark_report_aggregates_only, so each repetition is written")
