@@ -53,8 +53,7 @@ HARNESS = "criterion.rs"
 _HEAD = re.compile(r'^\{\s*"(sampling_mode|iters|times)"\s*:')
 _COMPANION = re.compile(r'^\{\s*"(group_id|mean|median|std_dev|slope|median_abs_dev)"\s*:')
 _TUKEY = re.compile(r"^\[\s*(-?[0-9.eE+-]+\s*,\s*){3}-?[0-9.eE+-]+\s*\]\s*$")
-_CSV_HEAD = re.compile(r"^group,function,value,throughput_num,throughput_type,"
-                       r"sample_measured_value,unit,iteration_count")
+_CSV_HEAD = re.compile(r"^group,function,value,throughput_num,throughput_type,")
 
 
 def sniff(head: str) -> bool:
