@@ -125,3 +125,30 @@ def test_only_calibration_runs(tmp_path):
            "metadata": {"unit": "second"}, "version": "1.0"}
     with pytest.raises(DataFormatError, match="no run with values.*1 calibration"):
         load_file(_write(tmp_path, doc))
+
+
+def test_gzip_found_by_content_not_name(tmp_path):
+    p = tmp_path / "renamed.json"  # gzip data under a plain .json name
+    p.write_bytes((DATA / "two_benchmarks.json.gz").read_bytes())
+    assert reader_for(p).name == "pyperf"
+    assert len(load_file(p)) == len(load_file(DATA / "two_benchmarks.json.gz"))
+
+
+def test_unknown_gzip_is_named_and_folder_goes_on(tmp_path):
+    with gzip.open(tmp_path / "other.json.gz", "wt") as fh:
+        fh.write('{"something": "else"}')
+    (tmp_path / "timeit.json").write_bytes((DATA / "timeit.json").read_bytes())
+    with pytest.raises(DataFormatError, match="other.json.gz.*not a file segview recognises"):
+        load_file(tmp_path / "other.json.gz")
+    ds = segview.load(tmp_path)
+    assert len(ds.problems) == 1 and len(ds.benchmarks()) == 1
+
+
+def test_unrecognised_json_still_goes_to_the_generic_reader(tmp_path):
+    # The harness readers' high priority must not make them the fallback for .json files that no
+    # sniff accepts: a JSON object beside series stays a skipped companion, as before.
+    (tmp_path / "notes.json").write_text('{"a": 1}')
+    (tmp_path / "timeit.json").write_bytes((DATA / "timeit.json").read_bytes())
+    assert reader_for(tmp_path / "notes.json").name == "jmh"
+    ds = segview.load(tmp_path)
+    assert ds.problems == [] and len(ds.benchmarks()) == 1
