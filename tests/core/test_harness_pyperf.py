@@ -152,3 +152,13 @@ def test_unrecognised_json_still_goes_to_the_generic_reader(tmp_path):
     assert reader_for(tmp_path / "notes.json").name == "jmh"
     ds = segview.load(tmp_path)
     assert ds.problems == [] and len(ds.benchmarks()) == 1
+
+
+def test_gzip_bomb_is_bounded(tmp_path, monkeypatch):
+    p = tmp_path / "big.json.gz"
+    with gzip.open(p, "wt") as fh:
+        fh.write('{"benchmarks": [{"runs": [], "x": "' + "a" * (3 * 2**20) + '"}]}')
+    assert p.stat().st_size < 2**20 / 10  # small on disk
+    monkeypatch.setenv("SEGVIEW_MAX_FILE_MB", "1")
+    with pytest.raises(DataFormatError, match="big.json.gz.*decompresses to more than the 1 MB"):
+        load_file(p)

@@ -75,7 +75,7 @@ def read(path: Path) -> list[Series]:
               **json_meta({k: res[k] for k in ("user", "system") if k in res})}
         codes = res.get("exit_codes")
         if isinstance(codes, list):
-            failed = sum(1 for c in codes if c not in (0, None))
+            failed = len(codes) - codes.count(0) - codes.count(None)  # C speed, no loop
             if failed:
                 md["failed_runs"] = failed
                 md["load_warnings"] = [crashed(path, command, f"{where}.exit_codes",

@@ -162,11 +162,16 @@ def read_text(path: Path) -> str:
         if not gzipped:
             return Path(path).read_text(encoding="utf-8-sig")
         limit = max_file_bytes()
-        raw = _read_bytes(path, limit + 1)
-        if len(raw) > limit:
-            raise DataFormatError(str(path), f"decompresses to more than the {limit / 2**20:.0f} MB "
-                                             "limit (set SEGVIEW_MAX_FILE_MB to raise it)")
-        return raw.decode("utf-8-sig")
+        chunks, total = [], 0
+        with gzip.open(path, "rb") as gz:  # in chunks: no buffer of the whole limit up front
+            while chunk := gz.read(1 << 22):
+                total += len(chunk)
+                if total > limit:
+                    raise DataFormatError(str(path), f"decompresses to more than the "
+                                                     f"{limit / 2**20:.0f} MB limit (set "
+                                                     "SEGVIEW_MAX_FILE_MB to raise it)")
+                chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8-sig")
     except MemoryError:
         raise DataFormatError(str(path), "is too large to read into memory") from None
     except (OSError, EOFError, UnicodeDecodeError) as err:
