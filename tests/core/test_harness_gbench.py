@@ -132,3 +132,16 @@ def test_failed_repetitions_are_reported(tmp_path):
     with pytest.warns(SegviewWarning, match="BM_Sum.*out of memory.*crashed"):
         ss = load_file(p)
     assert "BM_Sum" not in {s.metadata["benchmark"] for s in ss} and len(ss) == 2
+
+
+def test_bad_value_is_named(tmp_path):
+    doc = json.loads((DATA / "repetitions.json").read_text())
+    doc["benchmarks"][2]["real_time"] = float("inf")
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps(doc))  # Python's json writes Infinity, and reads it back
+    with pytest.raises(DataFormatError, match=r"benchmarks\[2\]\.real_time.*not finite"):
+        load_file(p)
+    doc["benchmarks"][2]["real_time"] = "fast"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(DataFormatError, match=r"benchmarks\[2\].*'real_time' is str"):
+        load_file(p)

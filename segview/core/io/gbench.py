@@ -88,6 +88,7 @@ class _Bench:
         self.rows: list[tuple[int, float, Any]] = []  # (order key, value, iterations)
         self.failed: list[str] = []
         self.threads: Any = None
+        self.row_index: list[int] = []  # JSON row of each entry of rows (to name a bad value)
 
 
 def _series(benches: dict[str, _Bench], path: Path, fmt: str, time_key: str,
@@ -101,6 +102,13 @@ def _series(benches: dict[str, _Bench], path: Path, fmt: str, time_key: str,
             warns.append(crashed(path, b.name, b.where, text))
         if not b.rows:
             continue
+        vals = np.array([r[1] for r in b.rows], dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(vals))
+        if bad.size:
+            k = int(bad[0])
+            where = (f"benchmarks[{b.row_index[k]}].{time_key}" if b.row_index
+                     else f"{b.name}, repetition {k}")
+            raise DataFormatError(str(path), f"value {b.rows[k][1]!r} is not finite", where)
         rows = sorted(b.rows, key=lambda r: r[0])
         md = {**meta, "source": str(path), "format": fmt, "time": time_key,
               "gbench_iterations": [r[2] for r in rows]}
@@ -138,14 +146,16 @@ def read(path: Path, time: str = "real") -> list[Series]:
     context = data.get("context") if isinstance(data.get("context"), dict) else {}
     meta = {"context": json_meta(context)} if context else {}
     benches: dict[str, _Bench] = {}
-    seen: dict[tuple[str, int], str] = {}
+    seen: dict[tuple[str, int], int] = {}
     aggregates: list[str] = []
     for i, row in enumerate(rows):
-        where = f"benchmarks[{i}]"
+        # The common case goes without per-row checks beyond types; a bad row is named below.
         if not isinstance(row, dict):
             raise DataFormatError(str(path), f"a row is {type(row).__name__}, expected an object",
-                                  where)
-        raw_name = str(field(row, "name", path, where, HARNESS, str))
+                                  f"benchmarks[{i}]")
+        raw_name = row.get("name")
+        if type(raw_name) is not str:
+            field(row, "name", path, f"benchmarks[{i}]", HARNESS, str)
         run_type = row.get("run_type")
         if run_type is None:  # before run_type (libbenchmark < 1.5): go by the name
             base, _, suffix = raw_name.rpartition("_")
@@ -155,25 +165,36 @@ def read(path: Path, time: str = "real") -> list[Series]:
             continue
         if run_type != "iteration":
             raise DataFormatError(str(path), f"unknown run_type {run_type!r} (expected 'iteration' "
-                                             "or 'aggregate')", where)
+                                             "or 'aggregate')", f"benchmarks[{i}]")
         name = str(row.get("run_name", raw_name))
-        unit = str(field(row, "time_unit", path, where, HARNESS, str))
-        b = _add(benches, name, unit, where, path)
+        unit = row.get("time_unit")
+        if type(unit) is not str:
+            field(row, "time_unit", path, f"benchmarks[{i}]", HARNESS, str)
+        b = benches.get(name)
+        if b is None or b.unit != unit:
+            b = _add(benches, name, unit, f"benchmarks[{i}]", path)
         rep = row.get("repetition_index", len(b.rows) + len(b.failed))
-        if not isinstance(rep, int) or isinstance(rep, bool):
-            raise DataFormatError(str(path), f"repetition_index {rep!r} is not an integer", where)
-        if (name, rep) in seen:
+        if type(rep) is not int:
+            raise DataFormatError(str(path), f"repetition_index {rep!r} is not an integer",
+                                  f"benchmarks[{i}]")
+        first = seen.setdefault((name, rep), i)
+        if first != i:
             raise DataFormatError(str(path), f"benchmark {name!r} repetition {rep} appears twice "
-                                             f"(first at {seen[(name, rep)]}); segview cannot tell "
-                                             "the runs apart (two results files joined?)", where)
-        seen[(name, rep)] = where
-        b.threads = row.get("threads", b.threads)
-        if _is_failed(row):
-            b.failed.append(f"{where}: {row.get('error_message', 'error')}")
+                                             f"(first at benchmarks[{first}]); segview cannot tell "
+                                             "the runs apart (two results files joined?)",
+                                  f"benchmarks[{i}]")
+        if "threads" in row:
+            b.threads = row["threads"]
+        if row.get("error_occurred") is True:
+            b.failed.append(f"benchmarks[{i}]: {row.get('error_message', 'error')}")
             continue
-        v = number(field(row, time_key, path, where, HARNESS, (int, float)), path,
+        v = row.get(time_key)
+        if type(v) is not float and type(v) is not int:
+            where = f"benchmarks[{i}]"
+            number(field(row, time_key, path, where, HARNESS, (int, float)), path,
                    f"{where}.{time_key}")
         b.rows.append((rep, v, row.get("iterations")))
+        b.row_index.append(i)
     if not benches:
         if aggregates:
             raise _aggregates_only(path, aggregates)
