@@ -39,7 +39,7 @@ def test_real_criterion_folder():
     assert sorted(benches) == sorted(facts)
     for name, (bench, vals) in facts.items():
         b = benches[name]
-        assert b.harness == "criterion.rs" and b.unit == "ns" and b.direction == LOWER
+        assert b.harness == "criterion" and b.unit == "ns" and b.direction == LOWER
         assert len(b) == 1  # all samples in one process: one execution
         ex = b.executions[0]
         assert ex.metadata["warmup"] == 0 and len(ex) == len(vals)

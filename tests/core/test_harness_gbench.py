@@ -39,7 +39,7 @@ def test_real_json(time, key):
     assert list(benches) == list(facts)
     for name, rows in facts.items():
         b = benches[name]
-        assert b.harness == "google-benchmark" and b.direction == LOWER
+        assert b.harness == "gbench" and b.direction == LOWER
         assert b.unit == rows[0][2]
         assert len(b) == 1  # repetitions run in one process: one execution
         ex = b.executions[0]

@@ -50,30 +50,30 @@ register_reader(_harness(
             "true,0.00442,0.00440,0.00297,0.00084,0.0000389,0.000753,0.0164"))
 register_reader(_harness(
     "gbench", "Google Benchmark JSON (*.json)", (".json",), gbench.sniff, gbench.read,
-    priority=20, options=("time",), harness="google-benchmark", checked="libbenchmark 1.7.1",
+    priority=20, options=("time",), harness="gbench", checked="libbenchmark 1.7.1",
     example='{"context": {"host_name": "vm", "num_cpus": 2, ...},\n'
             ' "benchmarks": [{"name": "BM_Sum", "run_name": "BM_Sum", "run_type": "iteration",\n'
             '   "repetitions": 10, "repetition_index": 0, "threads": 1, "iterations": 174491,\n'
             '   "real_time": 252.79, "cpu_time": 79.43, "time_unit": "ns"}, ...]}'))
 register_reader(_harness(
     "gbench-csv", "Google Benchmark CSV (*.csv)", (".csv",), gbench.sniff_csv, gbench.read_csv,
-    priority=20, options=("time",), harness="google-benchmark", checked="libbenchmark 1.7.1",
+    priority=20, options=("time",), harness="gbench", checked="libbenchmark 1.7.1",
     example="name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,"
             "label,error_occurred,error_message\n"
             '"BM_Sum",184418,296.418,76.5495,ns,,,,,'))
 register_reader(_harness(
     "criterion", "Criterion.rs sample.json (*.json)", (".json",), criterion_rs.sniff,
-    criterion_rs.read, priority=20, harness="criterion.rs", checked="criterion 0.3.6",
+    criterion_rs.read, priority=20, harness="criterion", checked="criterion 0.3.6",
     example='{"sampling_mode":"Linear","iters":[11.0,22.0,33.0,...],\n'
             ' "times":[2517.0,4818.0,7171.0,...]}'))
 register_reader(_harness(
     "criterion-csv", "Criterion.rs raw.csv (*.csv)", (".csv",), criterion_rs.sniff_csv,
-    criterion_rs.read_csv, priority=20, harness="criterion.rs", checked="criterion 0.3.6",
+    criterion_rs.read_csv, priority=20, harness="criterion", checked="criterion 0.3.6",
     example="group,function,value,throughput_num,throughput_type,sample_measured_value,unit,"
             "iteration_count\nsum,,10,,,2517.0,ns,11"))
 register_reader(_harness(
     "criterion-summary", "Criterion.rs summaries (benchmark/estimates/tukey.json; skipped)",
     (".json",), criterion_rs.sniff_companion, criterion_rs.read_companion, priority=15,
-    harness="criterion.rs", checked="criterion 0.3.6",
+    harness="criterion", checked="criterion 0.3.6",
     example='{"group_id":"sum","function_id":null,"value_str":"10","throughput":null,\n'
             ' "full_id":"sum/10","directory_name":"sum/10","title":"sum/10"}'))

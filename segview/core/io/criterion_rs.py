@@ -49,7 +49,8 @@ from .harness_common import field, json_meta, numbers
 from .readers import NotSeriesFile, read_json, read_text
 
 NAME = "criterion"
-HARNESS = "criterion.rs"
+LABEL = "Criterion.rs"  # in messages
+HARNESS = "criterion"
 _HEAD = re.compile(r'^\{\s*"(sampling_mode|iters|times)"\s*:')
 _COMPANION = re.compile(r'^\{\s*"(group_id|mean|median|std_dev|slope|median_abs_dev)"\s*:')
 _TUKEY = re.compile(r"^\[\s*(-?[0-9.eE+-]+\s*,\s*){3}-?[0-9.eE+-]+\s*\]\s*$")
@@ -126,8 +127,8 @@ def read(path: Path) -> list[Series]:
         raise NotSeriesFile(str(path), f"a copy of ../new/{path.name} (criterion's {baseline!r} "
                                        "baseline); load new/sample.json")
     data = read_json(path)
-    iters = numbers(field(data, "iters", path, "top level", HARNESS, list), path, "iters")
-    times = numbers(field(data, "times", path, "top level", HARNESS, list), path, "times")
+    iters = numbers(field(data, "iters", path, "top level", LABEL, list), path, "iters")
+    times = numbers(field(data, "times", path, "top level", LABEL, list), path, "times")
     if len(iters) != len(times):
         raise DataFormatError(str(path), f"{len(iters)} iteration counts for {len(times)} times",
                               "iters/times")

@@ -52,7 +52,8 @@ from .harness_common import crashed, field, json_meta, number
 from .readers import read_json, read_text
 
 NAME = "gbench"
-HARNESS = "google-benchmark"
+LABEL = "Google Benchmark"  # in messages
+HARNESS = "gbench"
 _HEAD = re.compile(r'^\{\s*"context"\s*:\s*\{')
 _CONTEXT_KEYS = ('"num_cpus"', '"mhz_per_cpu"', '"library_build_type"', '"caches"', '"executable"')
 _CSV_HEAD = re.compile(r'^"?name"?,"?iterations"?,[^\n]*"?time_unit"?')
@@ -142,7 +143,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
     path = Path(path)
     time_key = _time_key(time)
     data = read_json(path)
-    rows = field(data, "benchmarks", path, "top level", HARNESS, list)
+    rows = field(data, "benchmarks", path, "top level", LABEL, list)
     context = data.get("context") if isinstance(data.get("context"), dict) else {}
     meta = {"context": json_meta(context)} if context else {}
     benches: dict[str, _Bench] = {}
@@ -155,7 +156,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
                                   f"benchmarks[{i}]")
         raw_name = row.get("name")
         if type(raw_name) is not str:
-            field(row, "name", path, f"benchmarks[{i}]", HARNESS, str)
+            field(row, "name", path, f"benchmarks[{i}]", LABEL, str)
         run_type = row.get("run_type")
         if run_type is None:  # before run_type (libbenchmark < 1.5): go by the name
             base, _, suffix = raw_name.rpartition("_")
@@ -169,7 +170,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
         name = str(row.get("run_name", raw_name))
         unit = row.get("time_unit")
         if type(unit) is not str:
-            field(row, "time_unit", path, f"benchmarks[{i}]", HARNESS, str)
+            field(row, "time_unit", path, f"benchmarks[{i}]", LABEL, str)
         b = benches.get(name)
         if b is None or b.unit != unit:
             b = _add(benches, name, unit, f"benchmarks[{i}]", path)
@@ -191,7 +192,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
         v = row.get(time_key)
         if type(v) is not float and type(v) is not int:
             where = f"benchmarks[{i}]"
-            number(field(row, time_key, path, where, HARNESS, (int, float)), path,
+            number(field(row, time_key, path, where, LABEL, (int, float)), path,
                    f"{where}.{time_key}")
         b.rows.append((rep, v, row.get("iterations")))
         b.row_index.append(i)
