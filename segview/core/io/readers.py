@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 import bz2
+import gzip
 import json
 import os
 from pathlib import Path
@@ -56,6 +57,10 @@ class Reader:
         harness: the benchmark harness that writes this format (``""`` for generic tables).
         example: a short example of the file's content (``segview formats`` shows it).
         checked: the harness/format version the reader was checked against.
+        fallback: whether the reader may take a file of its extension that no reader's sniff
+            accepted, to produce a precise error (the generic readers: ``jmh`` for ``.json``,
+            ``csv``); a harness reader with a specific sniff sets False, so a high priority does
+            not make it the reader of every unrecognised file.
     """
 
     name: str
@@ -68,6 +73,7 @@ class Reader:
     harness: str = ""
     example: str = ""
     checked: str = ""
+    fallback: bool = True
 
 
 class NotSeriesFile(DataFormatError):
@@ -120,13 +126,28 @@ def check_regular(path: Path) -> int:
     return st.st_size
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _read_bytes(path: Path, size: int) -> bytes:
+    """Up to ``size`` bytes of ``path``; a gzip-compressed file (pyperf writes ``.json.gz``) is
+    decompressed on the fly, by its magic bytes, not its name."""
+    with open(path, "rb") as fh:
+        if fh.read(2) != GZIP_MAGIC:
+            fh.seek(0)
+            return fh.read(size)
+        fh.seek(0)
+        with gzip.GzipFile(fileobj=fh) as gz:
+            return gz.read(size)
+
+
 def read_head(path: Path, size: int = 4096) -> str:
     check_regular(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(size)
-    except OSError as err:
-        raise DataFormatError(str(path), f"cannot be read ({err.strerror or err})") from err
+        raw = _read_bytes(path, size)
+    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
+        raise DataFormatError(str(path), f"cannot be read ({getattr(err, 'strerror', None) or err})"
+                              ) from err
     if raw[:3] == b"BZh":  # a bzip2 file (Krun's .json.bz2 results): sniff its text
         raw = _bz2_head(path, size)
         if not raw:
@@ -163,13 +184,28 @@ def _bz2_head(path: Path, size: int, limit: int = 4 * 2**20) -> bytes:
 
 
 def read_text(path: Path) -> str:
-    """A text file's content (UTF-8, BOM dropped); DataFormatError names the file."""
+    """A text file's content (UTF-8, BOM dropped; gzip-compressed files are decompressed, within
+    :func:`max_file_bytes`); DataFormatError names the file."""
     check_regular(path)
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
+        with open(path, "rb") as fh:
+            gzipped = fh.read(2) == GZIP_MAGIC
+        if not gzipped:
+            return Path(path).read_text(encoding="utf-8-sig")
+        limit = max_file_bytes()
+        chunks, total = [], 0
+        with gzip.open(path, "rb") as gz:  # in chunks: no buffer of the whole limit up front
+            while chunk := gz.read(1 << 22):
+                total += len(chunk)
+                if total > limit:
+                    raise DataFormatError(str(path), f"decompresses to more than the "
+                                                     f"{limit / 2**20:.0f} MB limit (set "
+                                                     "SEGVIEW_MAX_FILE_MB to raise it)")
+                chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8-sig")
     except MemoryError:
         raise DataFormatError(str(path), "is too large to read into memory") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, EOFError, UnicodeDecodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
@@ -204,11 +240,15 @@ def reader_for(path: Path) -> Reader:
     for r in by_ext:
         if r.sniff(head):
             return r
+    # A known extension whose content no reader recognised: the extension's first registered
+    # fallback reader (the general one: JMH fork lists for .json, tables for .csv) names the
+    # problem; a content-specific harness reader would only say "not my format".
+    fallbacks = [r for r in _READERS.values() if suffix in r.extensions and r.fallback]
+    if fallbacks:
+        return fallbacks[0]
     if by_ext:
-        # A known extension whose content no reader recognised: the extension's first registered
-        # reader (the general one: JMH fork lists for .json, tables for .csv) names the problem;
-        # a content-specific harness reader registered later would only say "not my format".
-        return next(r for r in _READERS.values() if suffix in r.extensions)
+        raise DataFormatError(str(path), f"not a file segview recognises ({suffix} files it reads: "
+                                         f"{', '.join(r.label for r in by_ext)})")
     for r in readers:  # an unknown extension: go by content
         if r.sniff(head):
             return r
