@@ -74,3 +74,36 @@ class Cancelled(RecoverableError):
 
     def __init__(self, what: str = "computation") -> None:
         super().__init__(f"{what} cancelled")
+
+
+class DatabaseFileGoneError(RecoverableError):
+    """The SQLite file of an open annotation store was deleted, moved away or replaced by another
+    file since it was opened: nothing is written (it would go into a file no one can open again).
+
+    ``path`` is the file, ``how`` says what happened (``deleted`` or ``replaced``).
+    """
+
+    def __init__(self, path: str, how: str) -> None:
+        self.path = str(path)
+        self.how = how
+        super().__init__(
+            f"annotation database {self.path} was {how} while it was open: this judgment was NOT "
+            "saved (writing on would put it into a file no one can open again). Reopen the "
+            "session (Session > Open) to continue in the file now at that path")
+
+
+class StaleLabelError(RecoverableError):
+    """A judge's label of a series changed elsewhere (another window or machine of the same judge)
+    since the caller read it: the action based on the old view is refused, nothing is written.
+
+    ``series_id`` names the series, ``current`` is the label now stored (None: not labelled).
+    """
+
+    def __init__(self, series_id: str, judge: str, current: object, what: str = "") -> None:
+        self.series_id = series_id
+        self.judge = judge
+        self.current = current
+        super().__init__(what or (
+            f"{series_id}: {judge}'s label was changed in another window or on another machine "
+            "since this window showed it; nothing was saved. The newer label is shown now; "
+            "repeat the action to replace it"))
