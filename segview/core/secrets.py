@@ -13,10 +13,11 @@ import re
 # scheme://user:password@host -> scheme://user:***@host   (any scheme, also inside longer text).
 # A password may hold an unencoded "@" (``u:p@ss@host``): everything up to the LAST "@" of the
 # token is masked (greedy, then back to the last "@"), so no tail of it is shown as the "host". A
-# token ends at white space or a quote (argparse quotes values in its messages). The user name may
-# hold "@" too (``me@corp:pw@host``); it stops at the first ":".
+# token ends at white space (a URL holds none); a password may hold quotes, so a quoted URL
+# followed by more text with an "@" is masked past its end: too much, never too little. The user
+# name may hold "@" too (``me@corp:pw@host``); it stops at the first ":".
 _URL_PASSWORD = re.compile(
-    r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:'\"]*:)(?P<pw>[^\s'\"]+)(?=@)")
+    r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:'\"]*:)(?P<pw>\S+)(?=@)")
 # password=... in libpq key/value strings and query parameters
 _KV_PASSWORD = re.compile(r"(?i)(?P<head>\bpassword\s*=\s*)(?P<pw>[^\s&;'\"]+)")
 
