@@ -80,16 +80,24 @@ class DatabaseFileGoneError(RecoverableError):
     """The SQLite file of an open annotation store was deleted, moved away or replaced by another
     file since it was opened: nothing is written (it would go into a file no one can open again).
 
-    ``path`` is the file, ``how`` says what happened (``deleted`` or ``replaced``).
+    ``path`` is the file, ``how`` says what happened (``deleted`` or ``replaced``), ``rescued``
+    the copy of what the open store still held (its confirmed judgments), or None.
     """
 
-    def __init__(self, path: str, how: str) -> None:
+    def __init__(self, path: str, how: str, rescued: str | None = None) -> None:
         self.path = str(path)
         self.how = how
+        self.rescued = rescued
+        kept = (f" Every judgment confirmed before is copied to {rescued}." if rescued else "")
+        if how.startswith("replaced"):
+            then = (" Reopen the session (Session > Open) to go on in the file now at that path"
+                    + (", or open the copy" if rescued else ""))
+        else:
+            then = (" To go on, open " + ("that copy" if rescued else "the file")
+                    + " (or the file where it was moved) as the annotation database")
         super().__init__(
             f"annotation database {self.path} was {how} while it was open: this judgment was NOT "
-            "saved (writing on would put it into a file no one can open again). Reopen the "
-            "session (Session > Open) to continue in the file now at that path")
+            f"saved (writing on would put it into a file no one can open again).{kept}{then}")
 
 
 class StaleLabelError(RecoverableError):

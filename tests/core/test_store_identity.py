@@ -46,6 +46,21 @@ def test_deleted_file_refuses_every_write(tmp_path, action):
     store.close()
 
 
+def test_the_confirmed_judgments_of_a_deleted_file_are_rescued(tmp_path):
+    store, s, judge = _open(tmp_path)
+    s.record(judge, "a2", steady=False)
+    os.remove(tmp_path / "ann.sqlite")
+    with pytest.raises(DatabaseFileGoneError) as info:
+        s.record(judge, "a1", steady=True, onset=5)
+    store.close()
+    copies = sorted(tmp_path.glob("ann.sqlite.rescued-*.sqlite"))
+    assert len(copies) == 1 and str(copies[0]) in str(info.value)
+    with Store(copies[0]) as rescued:  # every judgment confirmed before the deletion, not the refused
+        s2 = AnnotationSession.open(rescued, "s")
+        got = {k: (v.steady, v.onset) for k, v in s2.labels(s2.judge("j")).items()}
+    assert got == {"a0": (True, 10), "a2": (False, None)}
+
+
 def test_replaced_file_is_refused_and_the_replacement_untouched(tmp_path):
     store, s, judge = _open(tmp_path)
     path = tmp_path / "ann.sqlite"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def _from_url(text: str, source: str) -> DatabaseLocation:
 
 
 def resolve_db(db: str | os.PathLike[str] | None = None, *, source: str = "argument",
-               environ: os.PathLike[str] | dict[str, str] | None = None) -> DatabaseLocation:
+               environ: Mapping[str, str] | None = None) -> DatabaseLocation:
     """The database ``db`` names (see the module docstring for the rules).
 
     Args:
@@ -157,7 +158,7 @@ def resolve_db(db: str | os.PathLike[str] | None = None, *, source: str = "argum
         return DatabaseLocation(f"sqlite:///{path}", path, source, str(path))
     text = "" if db is None else str(db).strip()
     if not text:
-        named = str(env.get(ENV_VAR, "") or "").strip()  # type: ignore[union-attr]
+        named = str(env.get(ENV_VAR, "") or "").strip()
         if named:
             return resolve_db(named, source=f"${ENV_VAR}", environ={})
         path = (Path.cwd() / DEFAULT_FILENAME).resolve()

@@ -326,6 +326,7 @@ class Store:
         self.path: Path | None = self.location.path
         self.read_only = False
         self._identity: tuple[int, int] | None = None
+        self._rescued: Path | None = None
         self.engine: Engine | None = None
         try:
             if self.location.is_sqlite:
@@ -379,8 +380,42 @@ class Store:
             return
         now = self._file_identity()
         if now != self._identity:
+            if self._rescued is None:
+                self._rescued = self._rescue()
             raise DatabaseFileGoneError(str(self.path), "deleted (or moved away)" if now is None
-                                        else "replaced by another file")
+                                        else "replaced by another file",
+                                        str(self._rescued) if self._rescued else None)
+
+    def _rescue(self) -> Path | None:
+        """Copy what an open connection still reads of the lost file (every judgment confirmed
+        through this store) to ``<name>.rescued-<time>.sqlite`` beside it; None when no
+        connection is open (a new one would only create an empty file at the path) or the copy
+        cannot be written."""
+        import sqlite3
+
+        try:
+            if self.engine is None or self.engine.pool.checkedin() < 1:  # type: ignore[attr-defined]
+                return None
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            target = self.path.with_name(f"{self.path.name}.rescued-{stamp}.sqlite")
+            k = 1
+            while target.exists():
+                k += 1
+                target = self.path.with_name(f"{self.path.name}.rescued-{stamp}-{k}.sqlite")
+            raw = self.engine.raw_connection()
+            try:
+                dst = sqlite3.connect(str(target))
+                try:
+                    raw.driver_connection.backup(dst)
+                finally:
+                    dst.close()
+            finally:
+                raw.close()
+            return target
+        except (AttributeError, OSError, sqlite3.Error) as err:
+            log.warning("annotation database %s: the open copy could not be rescued (%s)",
+                        self.path, err)
+            return None
 
     def close(self) -> None:
         if self.engine is not None:
