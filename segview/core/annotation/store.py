@@ -21,6 +21,15 @@ Tables (schema version in ``meta``):
 Schema versions: 1 = the first release; 2 adds ``item_dimensions`` and ``assignments``. An older
 database is migrated when it is opened (:data:`MIGRATIONS`, one transaction).
 
+Naming: every database name (``--db``, ``$SEGVIEW_DB``, the GUI's dialog, ``Store(db)``) is
+resolved by :func:`~.location.resolve_db` (URLs by their scheme, file paths literally).
+
+Safety: before each write (and again before its commit) a store on an SQLite file checks that the
+file at its path is still the one it opened (device and inode); a file deleted, moved away or
+replaced meanwhile is refused (:class:`~segview.core.errors.DatabaseFileGoneError`) and what the
+open connection still holds is copied beside it. Text that one backend cannot store (a NUL, a value
+wider than its column) is refused by both before anything is written (:func:`check_text`).
+
 Concurrency: SQLite runs in WAL mode with a busy timeout and every write transaction starts with
 ``BEGIN IMMEDIATE`` (no lock-upgrade deadlocks); on PostgreSQL each action locks its judge's row
 (``SELECT ... FOR UPDATE``) so one judge's undo stack stays linear across machines.
@@ -48,7 +57,6 @@ from sqlalchemy.pool import QueuePool
 from ..errors import DatabaseFileGoneError, InputError, RecoverableError
 from .location import DEFAULT_FILENAME, DatabaseLocation, default_db_path, resolve_db
 
-
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
@@ -70,7 +78,7 @@ meta_table = Table("segview_meta", metadata,
 sessions = Table(
     "sessions", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("name", String(200), nullable=False, unique=True),
+    Column("name", String(MAX_NAME), nullable=False, unique=True),
     Column("protocol", String(32), nullable=False),
     Column("settings", Text, nullable=False, default="{}"),
     Column("created_at", Float, nullable=False),
@@ -81,7 +89,7 @@ items = Table(
     "items", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("session_id", Integer, ForeignKey("sessions.id"), nullable=False, index=True),
-    Column("series_id", String(500), nullable=False),
+    Column("series_id", String(MAX_SERIES_ID), nullable=False),
     Column("content_hash", String(64), nullable=False),
     Column("position", Integer, nullable=False),
     Column("n_samples", Integer, nullable=False),
@@ -95,7 +103,7 @@ judges = Table(
     "judges", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("session_id", Integer, ForeignKey("sessions.id"), nullable=False, index=True),
-    Column("name", String(200), nullable=False),
+    Column("name", String(MAX_NAME), nullable=False),
     Column("role", String(20), nullable=False, default="judge"),
     Column("seed", Integer, nullable=False),
     Column("created_at", Float, nullable=False),

@@ -3,8 +3,8 @@
 The database location is always shown and can be changed: ``$SEGVIEW_DB`` or the embedded SQLite
 file ``./segview-annotations.sqlite`` by default, another file, or a PostgreSQL URL shared by judges
 on several machines. What the field holds means what ``--db`` would (one resolver,
-:func:`~segview.core.annotation.location.resolve_db`); a password is never shown. A database that cannot be opened is reported in the dialog, which stays
-open so the user can correct the location.
+:func:`~segview.core.annotation.location.resolve_db`); a password is never shown. A database that
+cannot be opened is reported in the dialog, which stays open so the user can correct the location.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class SessionDialog(QDialog):
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse_db)
         default = QPushButton("Default")
-        default.setToolTip("the embedded SQLite file in the current folder")
+        default.setToolTip("$SEGVIEW_DB if set, else the embedded SQLite file in the current folder")
         default.clicked.connect(self._use_default)
         connect = QPushButton("Connect")
         connect.clicked.connect(self.connect_db)
