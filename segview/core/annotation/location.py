@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError
@@ -57,12 +57,14 @@ class DatabaseLocation:
         path: the SQLite file (absolute), or None for a server or an in-memory database.
         source: where the name came from (``--db``, ``$SEGVIEW_DB``, ``default``, ``argument``...).
         spec: text that resolves to this same location again (the path, or the URL).
+        given: the name as it was given (a URL as typed; may hold a password), "" for the default.
     """
 
     url: str
     path: Path | None
     source: str
     spec: str
+    given: str = ""
 
     @property
     def display(self) -> str:
@@ -99,8 +101,8 @@ def _fix_userinfo(rest: str) -> str:
         k = rest.find(ch)
         if k != -1:
             cut = min(cut, k)
-    # the userinfo may hold a "/" only if it is followed by another "@" before the host: keep it
-    # simple and take the last "@" before the first "/", "?" or "#"
+    # a "/", "?" or "#" in a password must be percent-encoded (else no one can tell where the
+    # host starts); such a URL is still masked whole in messages (secrets.py)
     at = rest.rfind("@", 0, cut)
     if at == -1:
         return rest
@@ -155,19 +157,19 @@ def resolve_db(db: str | os.PathLike[str] | None = None, *, source: str = "argum
     env = os.environ if environ is None else environ
     if isinstance(db, os.PathLike):
         path = Path(db).expanduser().resolve()
-        return DatabaseLocation(f"sqlite:///{path}", path, source, str(path))
+        return DatabaseLocation(f"sqlite:///{path}", path, source, str(path), str(db))
     text = "" if db is None else str(db).strip()
     if not text:
         named = str(env.get(ENV_VAR, "") or "").strip()
         if named:
-            return resolve_db(named, source=f"${ENV_VAR}", environ={})
+            return resolve_db(named, source=f"${ENV_VAR}", environ={})  # given: the variable's text
         path = (Path.cwd() / DEFAULT_FILENAME).resolve()
         return DatabaseLocation(f"sqlite:///{path}", path, "default", str(path))
     if "\x00" in text:
         raise DatabaseNameError(source, "the database name holds a NUL character")
     match = _SCHEME.match(text)
     if match and len(match.group("scheme")) > 1:  # "C://x" is a Windows drive, not a scheme
-        return _from_url(text, source)
+        return replace(_from_url(text, source), given=text)
     bad = _URLISH.match(text)
     if bad:
         raise DatabaseNameError(source, f"the database name starting with "
@@ -176,4 +178,4 @@ def resolve_db(db: str | os.PathLike[str] | None = None, *, source: str = "argum
                                         "name is refused")
     path = Path(text).expanduser()
     path = path.resolve() if path.is_absolute() else (Path.cwd() / path).resolve()
-    return DatabaseLocation(f"sqlite:///{path}", path, source, str(path))
+    return DatabaseLocation(f"sqlite:///{path}", path, source, str(path), text)

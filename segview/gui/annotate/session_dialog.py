@@ -127,10 +127,16 @@ class SessionDialog(QDialog):
 
     # ------------------------------------------------------------------ database
     def _show_location(self, loc: DatabaseLocation) -> None:
-        """Put a location in the field: its display text (a URL's password masked), keeping the
-        real name to use while that text is left unchanged."""
-        self._db_secret = loc.spec if loc.display != loc.spec else None
-        self.db_edit.setText(loc.display)
+        """Put a location in the field: a file's absolute path, or a URL as it was given with its
+        password masked; the real URL is used while that text is left unchanged."""
+        if loc.path is not None:
+            self._db_secret = None
+            self.db_edit.setText(str(loc.path))
+            return
+        given = loc.given or loc.spec
+        shown = mask_secrets(given)
+        self._db_secret = given if shown != given else None
+        self.db_edit.setText(shown)
 
     def _use_default(self) -> None:
         """$SEGVIEW_DB, else the embedded SQLite file in the current folder."""
