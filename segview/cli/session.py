@@ -130,8 +130,13 @@ def _open_store(args: argparse.Namespace) -> Store:
 
 
 def _create(store: Store, args: argparse.Namespace) -> int:
+    from ..core.annotation.store import MAX_NAME, check_text, shown
     from ..core.io import load
 
+    for name in [*args.judge, *args.adjudicator]:  # before the session is written
+        if not name.strip():
+            raise InputError("--judge", "a judge name is empty")
+        check_text(name, f"judge name {shown(name)}", MAX_NAME)
     ds = load(args.data, fill_missing=args.fill_missing)
     for problem in ds.problems:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)

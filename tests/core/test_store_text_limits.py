@@ -102,3 +102,16 @@ def test_nul_in_a_note_or_a_rename_is_refused(store):
     with pytest.raises(InputError, match="session name"):
         store.rename_session(s.name, "r" * 201)
     assert _counts(store) == before
+
+
+def test_cli_create_refuses_a_bad_judge_name_before_the_session_exists(tmp_path, capsys):
+    from segview.cli.main import main
+
+    data = tmp_path / "d.json"
+    data.write_text("[[1, 2, 3, 4, 5, 6, 7, 8]]")
+    db = tmp_path / "c.sqlite"
+    assert main(["session", "create", "s", str(data), "--db", str(db), "--judge", "ok",
+                 "--judge", "j" * 201]) == 2
+    assert "judge name" in capsys.readouterr().err
+    with st.Store(db) as store:
+        assert store.session_names() == []
