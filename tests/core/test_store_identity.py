@@ -98,3 +98,13 @@ def test_writes_go_on_while_the_file_stays(tmp_path):
     os.utime(tmp_path / "ann.sqlite")  # touched, not replaced: still the same file
     assert s.record(judge, "a1", steady=True, onset=4) > 0
     store.close()
+
+
+def test_a_new_connection_never_recreates_the_deleted_file(tmp_path):
+    store, s, judge = _open(tmp_path)
+    os.remove(tmp_path / "ann.sqlite")
+    store.engine.pool.dispose()  # no open connection left: the next read must connect anew
+    with pytest.raises(RecoverableError):
+        s.labels(judge)
+    assert not (tmp_path / "ann.sqlite").exists()
+    store.close()

@@ -152,16 +152,20 @@ def normalise_url(db: str | os.PathLike[str] | None) -> str:
     return resolve_db(db).url
 
 
-def _sqlite_engine(path: Path | None, read_only: bool = False) -> Engine:
+def _sqlite_engine(path: Path | None, read_only: bool = False,
+                   may_create: Any = lambda: True) -> Engine:
     """An engine on the SQLite file ``path`` (None: in memory). The file is opened by its literal
-    path (never re-parsed as a URL, so ``?`` and ``%`` in its name stay part of the name)."""
+    path (never re-parsed as a URL, so ``?`` and ``%`` in its name stay part of the name); once
+    ``may_create()`` is False a new connection never creates a missing file (an empty database
+    behind the judge's back), it fails instead."""
     if path is None:
         engine = create_engine("sqlite://", connect_args={"check_same_thread": False})
     elif read_only:  # a file we may not write: open it read-only so it can still be listed and read
         engine = create_engine("sqlite://", creator=lambda: _sqlite_ro_connect(str(path)),
                                poolclass=QueuePool)
     else:
-        engine = create_engine("sqlite://", creator=lambda: _sqlite_connect(str(path)),
+        engine = create_engine("sqlite://",
+                               creator=lambda: _sqlite_connect(str(path), may_create()),
                                poolclass=QueuePool)
 
     @event.listens_for(engine, "connect")
@@ -181,10 +185,15 @@ def _sqlite_engine(path: Path | None, read_only: bool = False) -> Engine:
     return engine
 
 
-def _sqlite_connect(path: str) -> Any:
+def _sqlite_connect(path: str, create: bool = True) -> Any:
     import sqlite3
 
-    return sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    if create:
+        return sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    from urllib.parse import quote
+
+    return sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_S,
+                           check_same_thread=False)
 
 
 def _sqlite_ro_connect(path: str) -> Any:
@@ -341,7 +350,8 @@ class Store:
                 if self.path is not None:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     self.read_only = _read_only_file(self.path)
-                self.engine = _sqlite_engine(self.path, self.read_only)
+                self.engine = _sqlite_engine(self.path, self.read_only,
+                                             lambda: self._identity is None)
             else:
                 self.engine = create_engine(self.url, pool_pre_ping=True)
             self._init_schema(create)
