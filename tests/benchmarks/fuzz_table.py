@@ -525,8 +525,11 @@ def run_database_naming(tmp: Path):
             except DatabaseFileGoneError as err:
                 if str(d / "a.sqlite") not in str(err) or "NOT saved" not in str(err):
                     raise AssertionError(str(err)) from None
-                if sorted(p.name for p in d.iterdir()) != before:
-                    raise AssertionError("files changed") from None
+                after = sorted(p.name for p in d.iterdir() if ".rescued-" not in p.name)
+                if after != before:
+                    raise AssertionError(f"files changed: {before} -> {after}") from None
+                if not err.rescued or not Path(err.rescued).is_file():
+                    raise AssertionError("the rescued copy it names is missing") from None
                 raise
             finally:
                 store.close()
