@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.secrets import mask_secrets
-from ..core.annotation.store import PROTOCOLS, default_db_path
+from ..core.annotation.store import PROTOCOLS
+from .database import add_db_flag, announce, resolve
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,9 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "annotation session (steady / unsteady and onset, or change "
                                    "points). Labels go straight into the annotation database.")
     p.add_argument("paths", nargs="*", help="series files or folders (to create a session)")
-    p.add_argument("--db", metavar="URL", default=None,
-                   help="annotation database: SQLAlchemy URL or SQLite file path (default: "
-                        "./segview-annotations.sqlite, or $SEGVIEW_DB)")
+    add_db_flag(p)
     p.add_argument("--session", metavar="NAME", help="session to open (or create from PATHs)")
     p.add_argument("--judge", metavar="NAME", help="your name (a new name adds a judge)")
     p.add_argument("--protocol", choices=PROTOCOLS, default="steady_state",
@@ -32,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..gui.qtdeps import check
 
+    location = resolve(args)  # a malformed URL is refused before any window opens
+
     if not check():  # before Qt: its own message names the wrong library
         return 1
     try:
@@ -40,6 +40,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"segview: GUI not available ({err}); annotation sessions can still be managed "
               f"with: segview session --help", file=sys.stderr)
         return 2
-    print(f"annotation database: {mask_secrets(str(args.db or default_db_path().resolve()))}",
-          file=sys.stderr)
-    return int(run_window(list(args.paths), args.db, args.session, args.judge, args.protocol))
+    announce(location)
+    return int(run_window(list(args.paths), location.spec, args.session, args.judge,
+                          args.protocol))

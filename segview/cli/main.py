@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 from importlib import import_module
 from pathlib import Path
 
 from .. import __version__
 from ..core.errors import InputError, RecoverableError
-from ..core.secrets import mask_secrets
+from ..core.secrets import install_log_masking, mask_secrets
 
 #: command -> the one-line help ``segview --help`` lists (each module's ``register`` uses the same
 #: text for its parser; a test keeps the two equal).
@@ -36,6 +37,30 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with segview's masking: its own messages (usage errors quote what was typed, such
+    as an unknown ``--db-url postgresql://u:pw@h/db`` or a URL given as a positional argument)
+    never show a password. Sub-parsers are of the same class (argparse makes them with
+    ``type(parent)``)."""
+
+    def _print_message(self, message: str, file: object = None) -> None:
+        super()._print_message(mask_secrets(message) if message else message, file)
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # noqa: A003 - argparse API
+        super().exit(status, mask_secrets(message) if message else message)
+
+    def error(self, message: str) -> None:
+        super().error(mask_secrets(message))
+
+
+_VERBOSE = re.compile(r"^-v+$")
+
+
+def _global_flag(word: str) -> bool:
+    """An option of ``segview`` itself (before the command): -h, --version, -v, -vv, --verbose."""
+    return word in ("-h", "--help", "--version", "--verbose") or bool(_VERBOSE.match(word))
+
+
 def command_of(argv: list[str]) -> str | None:
     """The sub-command ``argv`` names (its first word that is not an option), or None."""
     for word in argv:
@@ -49,12 +74,13 @@ def command_of(argv: list[str]) -> str | None:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``segview`` parser; with ``only``, just that sub-command is built in full (the others
     are listed with their help line and never imported)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="segview",
         description="Find steady states and change points in performance time series. "
                     "Without a command, opens the explorer on the bundled sample data.")
     parser.add_argument("--version", action="version", version=f"segview {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more log output (-vv: debug); passwords are masked in it")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_line in COMMANDS.items():
         if only is None or name == only:
@@ -102,13 +128,13 @@ def check_out_path(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 failure found, 2 error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version",
-                                                                "-v", "--verbose")):
+    if not argv or (argv[0].startswith("-") and not _global_flag(argv[0])):
         argv = ["gui", *argv]
     parser = build_parser(only=command_of(argv) or "")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
                         format="%(levelname)s %(name)s: %(message)s")
+    install_log_masking()  # a URL in any log record (ours, SQLAlchemy's, a driver's) is masked
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2

@@ -1,9 +1,10 @@
 """``segview session``: annotation sessions in the annotation database (create, list, progress,
 import / export judgments, export a labeled dataset, aggregate).
 
-Every sub-command takes ``--db URL`` (an SQLAlchemy URL such as
-``postgresql+psycopg://user:pw@host/db``, or a file path); the default is the embedded SQLite file
-``./segview-annotations.sqlite`` (or ``$SEGVIEW_DB``), whose location is printed on stderr.
+Every sub-command takes ``--db URL`` (alias ``--db-url``: a URL such as
+``postgresql://user:pw@host/db``, or a file path, taken literally); the default is ``$SEGVIEW_DB``
+(a URL or a path, read by the same rules) or else the embedded SQLite file
+``./segview-annotations.sqlite``. The location is printed on stderr, its password masked.
 """
 from __future__ import annotations
 
@@ -17,12 +18,11 @@ from ..core.annotation.session import AnnotationSession
 from ..core.annotation.store import PROTOCOLS, Store
 from ..core.annotation.tables import write_ground_truth_csv, write_judgments_csv
 from ..core.errors import InputError
+from .database import add_db_flag, announce, resolve
 
 
 def _db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", metavar="URL", default=None,
-                   help="annotation database: SQLAlchemy URL or SQLite file path (default: "
-                        "./segview-annotations.sqlite, or $SEGVIEW_DB)")
+    add_db_flag(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -124,14 +124,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _open_store(args: argparse.Namespace) -> Store:
-    store = Store(args.db)
-    print(f"annotation database: {store.display_url}", file=sys.stderr)
-    return store
+    location = resolve(args)
+    announce(location)  # before opening: a server that does not answer is named too
+    return Store(location)
 
 
 def _create(store: Store, args: argparse.Namespace) -> int:
+    from ..core.annotation.store import MAX_NAME, check_text, shown
     from ..core.io import load
 
+    for name in [*args.judge, *args.adjudicator]:  # before the session is written
+        if not name.strip():
+            raise InputError("--judge", "a judge name is empty")
+        check_text(name, f"judge name {shown(name)}", MAX_NAME)
     ds = load(args.data, fill_missing=args.fill_missing)
     for problem in ds.problems:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)

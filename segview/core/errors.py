@@ -86,3 +86,44 @@ class Cancelled(RecoverableError):
 
     def __init__(self, what: str = "computation") -> None:
         super().__init__(f"{what} cancelled")
+
+
+class DatabaseFileGoneError(RecoverableError):
+    """The SQLite file of an open annotation store was deleted, moved away or replaced by another
+    file since it was opened: nothing is written (it would go into a file no one can open again).
+
+    ``path`` is the file, ``how`` says what happened (``deleted`` or ``replaced``), ``rescued``
+    the copy of what the open store still held (its confirmed judgments), or None.
+    """
+
+    def __init__(self, path: str, how: str, rescued: str | None = None) -> None:
+        self.path = str(path)
+        self.how = how
+        self.rescued = rescued
+        kept = (f" Every judgment confirmed before is copied to {rescued}." if rescued else "")
+        if how.startswith("replaced"):
+            then = (" Reopen the session (Session > Open) to go on in the file now at that path"
+                    + (", or open the copy" if rescued else ""))
+        else:
+            then = (" To go on, open " + ("that copy" if rescued else "the file")
+                    + " (or the file where it was moved) as the annotation database")
+        super().__init__(
+            f"annotation database {self.path} was {how} while it was open: this judgment was NOT "
+            f"saved (writing on would put it into a file no one can open again).{kept}{then}")
+
+
+class StaleLabelError(RecoverableError):
+    """A judge's label of a series changed elsewhere (another window or machine of the same judge)
+    since the caller read it: the action based on the old view is refused, nothing is written.
+
+    ``series_id`` names the series, ``current`` is the label now stored (None: not labelled).
+    """
+
+    def __init__(self, series_id: str, judge: str, current: object, what: str = "") -> None:
+        self.series_id = series_id
+        self.judge = judge
+        self.current = current
+        super().__init__(what or (
+            f"{series_id}: {judge}'s label was changed in another window or on another machine "
+            "since this window showed it; nothing was saved. The newer label is shown now; "
+            "repeat the action to replace it"))

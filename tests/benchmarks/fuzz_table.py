@@ -357,6 +357,286 @@ def run_databases(tmp: Path):
     return rows
 
 
+# ------------------------------------------------------------------------------ naming the database
+
+def run_database_naming(tmp: Path):
+    """Issue 30, items 1, 2, 3, 9, 11, 12 (store side): every way of naming the database means the
+    same one, no message shows its password, a replaced file is refused, bad text is refused the
+    same way on both backends, a stale window is refused. A case fails on a broken promise."""
+    from segview.core.annotation.location import resolve_db
+    from segview.core.annotation.session import AnnotationSession
+    from segview.core.annotation.store import Store
+    from segview.core.errors import DatabaseFileGoneError, InputError, StaleLabelError
+    from segview.core.secrets import mask_secrets
+
+    base = tmp / "naming"
+    base.mkdir()
+    counter = itertools.count()
+    pw = "Pw9secret"
+    passwords = [pw, f"p@ss@{pw}", f"{pw}@", f"@{pw}", f"a:{pw}", f"{pw}/x", f"{pw}%40"]
+    urls = [f"{scheme}://judge:{p}@127.0.0.1:1/seg" for scheme in
+            ("postgresql", "postgres", "postgresql+psycopg") for p in passwords]
+
+    def fresh() -> Path:
+        d = base / f"c{next(counter)}"
+        d.mkdir()
+        return d
+
+    @contextlib.contextmanager
+    def inside(folder: Path, env: str | None = None):
+        old_cwd, old_env = os.getcwd(), os.environ.get("SEGVIEW_DB")
+        os.chdir(folder)
+        if env is None:
+            os.environ.pop("SEGVIEW_DB", None)
+        else:
+            os.environ["SEGVIEW_DB"] = env
+        try:
+            yield
+        finally:
+            os.chdir(old_cwd)
+            if old_env is None:
+                os.environ.pop("SEGVIEW_DB", None)
+            else:
+                os.environ["SEGVIEW_DB"] = old_env
+
+    def cli(argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as exc:
+                rc = exc.code
+        return rc, out.getvalue() + err.getvalue()
+
+    def no_secret(text: str) -> None:
+        for p in passwords:
+            if p in text or pw in text:
+                raise AssertionError(f"password shown: {text[-200:]}")
+        if "Traceback" in text:
+            raise AssertionError(text[-200:])
+
+    rows = []
+    # item 1: $SEGVIEW_DB with a URL is that server (no local file, no password, an error)
+    commands = [["session", "list"], ["session", "progress", "x"],
+                ["session", "export-judgments", "x", "--out", "o.csv"],
+                ["session", "aggregate", "x", "--out", "o.csv"]]
+    for url, cmd in itertools.product(urls[:: len(passwords) // 2] + urls[1:2], commands):
+        def go(url=url, cmd=cmd):
+            d = fresh()
+            with inside(d, url):
+                rc, text = cli(cmd)
+            no_secret(text)
+            if rc != 2 or list(d.iterdir()):
+                raise AssertionError(f"rc {rc}, files {list(d.iterdir())}")
+        rows.append((f"$SEGVIEW_DB={mask_secrets(url)[:40]} {' '.join(cmd[:2])}", attempt(go, 30)))
+    # item 3: argparse's own errors, -vv and odd passwords never show the password
+    forms = [lambda u: ["session", "list", u], lambda u: ["session", "list", "--db-uri", u],
+             lambda u: ["session", "list", f"--nope={u}"], lambda u: ["session", "create", "--protocol", u],
+             lambda u: [u], lambda u: ["-vv", "session", "list", "--db", u],
+             lambda u: ["session", "list", "--db-url", u], lambda u: ["annotate", "--protocol", u]]
+    for url, form in itertools.product(urls, forms):
+        def go(url=url, form=form):
+            d = fresh()
+            with inside(d):
+                rc, text = cli(form(url))
+            no_secret(text)
+            if rc == 0:
+                raise AssertionError("accepted")
+        rows.append((f"argv {' '.join(form('URL'))[:30]} {mask_secrets(url)[:30]}", attempt(go, 30)))
+    # item 9: file names are literal, by flag, by $SEGVIEW_DB and by Store(str)
+    names = ["q?x.sqlite", "a%20b.sqlite", "p%3Fq.sqlite", "h#1.sqlite", "x;y.sqlite", "sp ace.sqlite",
+             "ünï.sqlite", "%2e%2e.sqlite", "t\tab.sqlite", "*.sqlite", "[a].sqlite", "q?mode=ro",
+             "file:x.sqlite", "x.sqlite?cache=shared", "http%3A%2F%2Fx"]
+    for name, how in itertools.product(names, ("--db", "$SEGVIEW_DB", "Store")):
+        def go(name=name, how=how):
+            d = fresh()
+            with inside(d, name if how == "$SEGVIEW_DB" else None):
+                if how == "Store":
+                    Store(name).close()
+                else:
+                    rc, text = cli(["session", "list", *(["--db", name] if how == "--db" else [])])
+                    if rc != 0:
+                        raise AssertionError(text[-200:])
+            got = sorted(p.name for p in d.iterdir())
+            if got[:1] != [name] or any(not g.startswith(name) for g in got):
+                raise AssertionError(f"{name!r} -> {got}")
+        rows.append((f"file {name!r} via {how}", attempt(go, 30)))
+    for text_, expect in [("sqlite:///q?x.sqlite", None), ("sqlite:///a%20b.sqlite", "a b.sqlite"),
+                          ("postgresql:/judge:Pw9secret@h/db", None), ("postgres:u@h/db", None),
+                          ("sqlite:rel.db", None), ("sqlite://", ""), ("postgresql://", None)]:
+        def go(text_=text_, expect=expect):
+            d = fresh()
+            with inside(d):
+                rc, out = cli(["session", "list", "--db", text_])
+            no_secret(out)
+            got = sorted(p.name for p in d.iterdir())
+            if expect is None and (rc != 2 or got):
+                raise AssertionError(f"rc {rc}, files {got}")
+            if expect is not None and (rc != 0 or got[: 1 if expect else 0] != ([expect] if expect else [])):
+                raise AssertionError(f"rc {rc}, files {got}: {out[-200:]}")
+        rows.append((f"--db {text_[:30]}", attempt(go, 30)))
+    def make_pw_url(p):  # the host must be what follows the LAST "@": True = misparsed
+        from sqlalchemy.engine import make_url
+        u = make_url(resolve_db(f"postgresql://judge:{p}@db.example:5432/seg").url)
+        return (u.host, u.password) != ("db.example", p) and "/" not in p and "%" not in p
+
+    for p in passwords + ["", "x y", "ä€", "'quoted'", "a&b;c", "it's@\"q\""]:
+        def go(p=p):
+            for url in (f"postgresql://judge:{p}@h:5/db", f"err 'postgresql+psycopg://judge:{p}@h/db': x"):
+                m = mask_secrets(url)
+                if p and p in m and " " not in p:
+                    raise AssertionError(m)
+            if p and " " not in p and make_pw_url(p):
+                raise AssertionError("host misparsed")
+        rows.append((f"mask password {p!r}", attempt(go, 10)))
+
+    # item 2: the SQLite file deleted, moved or replaced while open: every write refused
+    def opened(d: Path):
+        store = Store(d / "a.sqlite")
+        s = AnnotationSession.create(store, "s", [segview.Series(np.arange(20.0) + k, id=f"a{k}")
+                                                  for k in range(3)])
+        j = s.judge("j", create=True)
+        s.record(j, "a0", steady=True, onset=3)
+        return store, s, j
+
+    def spoil(kind: str, d: Path) -> None:
+        f = d / "a.sqlite"
+        if kind == "deleted":
+            f.unlink()
+        elif kind == "moved":
+            f.rename(d / "b.sqlite")
+        else:
+            other = Store(d / "c.sqlite")
+            other.close()
+            os.replace(d / "c.sqlite", f)
+
+    actions = {"record": lambda s, j: s.record(j, "a1", steady=False),
+               "clear": lambda s, j: s.clear(j, "a0"), "undo": lambda s, j: s.undo(j),
+               "visit": lambda s, j: s.visit(j, "a2"), "new judge": lambda s, j: s.judge("k", create=True),
+               "create": lambda s, j: AnnotationSession.create(s.store, "t", [segview.Series(np.arange(9.0), id="z")])}
+    for kind, (name, act) in itertools.product(("deleted", "moved", "replaced"), actions.items()):
+        def go(kind=kind, act=act):
+            d = fresh()
+            store, s, j = opened(d)
+            spoil(kind, d)
+            before = sorted(p.name for p in d.iterdir())
+            try:
+                act(s, j)
+            except DatabaseFileGoneError as err:
+                if str(d / "a.sqlite") not in str(err) or "NOT saved" not in str(err):
+                    raise AssertionError(str(err)) from None
+                after = sorted(p.name for p in d.iterdir() if ".rescued-" not in p.name)
+                if after != before:
+                    raise AssertionError(f"files changed: {before} -> {after}") from None
+                if not err.rescued or not Path(err.rescued).is_file():
+                    raise AssertionError("the rescued copy it names is missing") from None
+                raise
+            finally:
+                store.close()
+            raise AssertionError(f"{kind} file: write accepted")
+        rows.append((f"file {kind}, then {name}", attempt(go, 30)))
+
+    # item 12 (store side): NUL / over-long text refused alike on SQLite and PostgreSQL, nothing written
+    backends = ["sqlite"] + (["postgresql"] if os.environ.get("SEGVIEW_TEST_PG_URL") else [])
+    bad = {"NUL in series id": dict(ids=["ok", "a\x00b"]), "series id 501": dict(ids=["x" * 501]),
+           "NUL in session name": dict(name="s\x00"), "session name 201": dict(name="n" * 201),
+           "NUL in judge name": dict(judge="j\x00"), "judge name 201": dict(judge="j" * 201),
+           "NUL in a note": dict(note="a\x00"), "NUL in a source": dict(source="f\x00.csv"),
+           "NUL in a rename": dict(rename="r\x00"), "rename 201": dict(rename="r" * 201)}
+    for backend, (what, case) in itertools.product(backends, bad.items()):
+        def go(backend=backend, case=case):
+            import uuid
+            url = fresh() / "a.sqlite" if backend == "sqlite" else os.environ["SEGVIEW_TEST_PG_URL"]
+            with Store(url) as store:
+                def counts():
+                    from sqlalchemy import func, select
+                    from segview.core.annotation import store as st
+                    with store.read() as conn:
+                        return [conn.execute(select(func.count()).select_from(t)).scalar()
+                                for t in (st.sessions, st.items, st.judges, st.events)]
+                ok_name = f"ok-{uuid.uuid4().hex[:8]}"
+                series = [segview.Series(np.arange(9.0) + k, id=i,
+                                         metadata={"source": case.get("source", "")})
+                          for k, i in enumerate(case.get("ids", ["a"]))]
+                before = counts()
+                try:
+                    if "ids" in case or "name" in case or "source" in case:
+                        AnnotationSession.create(store, case.get("name", ok_name), series)
+                    else:
+                        s = AnnotationSession.create(store, ok_name, series)
+                        before = counts()
+                        if "judge" in case:
+                            s.judge(case["judge"], create=True)
+                        elif "note" in case:
+                            s.record(s.judge("j", create=True), "a", steady=False, note=case["note"])
+                        else:
+                            store.rename_session(ok_name, case["rename"])
+                except InputError:
+                    if "note" in case:
+                        before[2] += 1  # the judge was added on purpose
+                    if counts() != before:
+                        raise AssertionError("written before refusing") from None
+                    raise
+            raise AssertionError("accepted")
+        rows.append((f"{backend}: {what}", attempt(go, 30)))
+
+    # item 11: two windows of one judge (the session API the window uses)
+    def stale_cases():
+        d = fresh()
+        store = Store(d / "a.sqlite")
+        s = AnnotationSession.create(store, "s", [segview.Series(np.arange(50.0) + k, id=f"a{k}")
+                                                  for k in range(3)])
+        return store, s, s.judge("j", create=True)
+
+    def stale_record():
+        store, s, j = stale_cases()
+        s.record(j, "a0", steady=True, onset=5, expect=None)  # window A
+        try:
+            s.record(j, "a0", steady=True, onset=9, expect=None)  # window B, stale view
+        except StaleLabelError as err:
+            if err.current is None or err.current.onset != 5 or s.label(j, "a0").onset != 5:
+                raise AssertionError("newer label lost or not reported") from None
+            raise
+        finally:
+            store.close()
+        raise AssertionError("stale write accepted")
+
+    def stale_clear():
+        store, s, j = stale_cases()
+        e1 = s.record(j, "a0", steady=True, onset=5, expect=None)
+        s.record(j, "a0", steady=False, expect=e1)
+        try:
+            s.clear(j, "a0", expect=e1)
+        finally:
+            store.close()
+        raise AssertionError("stale clear accepted")
+
+    def own_undo():
+        store, s, j = stale_cases()
+        mine_a = {s.record(j, "a0", steady=True, onset=5, expect=None)}
+        s.record(j, "a1", steady=True, onset=7, expect=None)  # window B's, the latest
+        shown = {"a0": next(iter(mine_a))}
+        if s.undo(j, mine=mine_a, shown=shown) != "a0" or s.label(j, "a1").onset != 7:
+            raise AssertionError("undid another window's label")
+        if s.undo(j, mine=mine_a, shown={}) is not None or s.label(j, "a1") is None:
+            raise AssertionError("undid another window's label")
+        store.close()
+
+    def overridden_undo():
+        store, s, j = stale_cases()
+        e1 = s.record(j, "a0", steady=True, onset=5, expect=None)
+        s.record(j, "a0", steady=True, onset=8, expect=e1)  # window B moved it
+        if s.undo(j, mine={e1}, shown={"a0": e1}) is not None or s.label(j, "a0").onset != 8:
+            raise AssertionError("undo reverted under another window's label")
+        store.close()
+
+    for name, fn in [("stale record refused", stale_record), ("stale clear refused", stale_clear),
+                     ("undo only this window's", own_undo),
+                     ("undo skips an overridden action", overridden_undo)]:
+        rows.append((name, attempt(fn, 30)))
+    return rows
+
+
 def main_() -> int:
     quick = "--quick" in sys.argv
     os.environ.setdefault("SEGVIEW_CACHE_DIR", tempfile.mkdtemp())
@@ -369,6 +649,7 @@ def main_() -> int:
         results["parameters through the API"] = run_params()
         results["parameters and flags through the CLI"] = run_cli(tmp)
         results["damaged / foreign / old databases x 4 commands"] = run_databases(tmp)
+        results["naming the database, passwords, replaced files, text limits, stale windows"] = run_database_naming(tmp)
     print(f"| area | tried | handled | failed |\n| --- | --- | --- | --- |")
     failures = []
     for area, rows in results.items():

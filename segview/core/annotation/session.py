@@ -13,6 +13,8 @@ A GUI drives it like this::
     s.record(judge, item.series_id, steady=True, onset=812)   # committed at once
     s.record(judge, sid, steady=False, repeat=True)           # a calibration repeat
     s.undo(judge); s.redo(judge)            # appended to the history, nothing deleted
+    s.record(judge, sid, steady=True, expect=lab.event_id)   # refused if changed elsewhere
+    s.undo(judge, mine=ids, shown=view)     # one window's own actions only (see record/undo)
     s.progress()                            # {judge name: (labelled, total)}
     s.assign(k=3, seed=1)                   # each series to exactly 3 judges (balanced, seeded)
     s.coverage()                            # {series_id: (judges labelled, judges assigned)}
@@ -28,7 +30,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,10 +39,13 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ... import __version__
-from ..errors import DataFormatError, InputError
+from ..errors import DataFormatError, InputError, StaleLabelError
 from ..model import Series
 from . import store as st
 from .aggregate import Adjudication, GroundTruth, aggregate, aggregate_change_points
+
+#: ``expect`` / ``shown`` not given: no optimistic check (library callers, imports)
+ANY: Any = type("AnyLabel", (), {"__repr__": lambda self: "ANY"})()
 
 DEFAULT_SETTINGS: dict[str, Any] = {"rule": "general", "eps": 50.0, "eps_frac": None,
                                     "min_samples": None, "tie": "disputed", "blind": True,
@@ -227,6 +232,7 @@ class AnnotationSession:
             raise InputError(name, f"role must be one of {', '.join(st.ROLES)}")
         if not name.strip():
             raise InputError("judge", "the name is empty")
+        st.check_text(name, f"judge name {st.shown(name)}", st.MAX_NAME)
         seed = secrets.randbits(31) if seed is None else int(seed)
         try:
             with self.store.write() as conn:
@@ -378,23 +384,49 @@ class AnnotationSession:
     def record(self, judge: Judge, series_id: str, *, steady: bool | None = None,
                onset: int | None = None, change_points: Sequence[int] | None = None,
                confidence: float | None = None, note: str | None = None,
-               repeat: bool = False) -> int:
+               repeat: bool = False, expect: int | None = ANY) -> int:
         """Record a judgment, committed before returning; returns its event id.
 
         ``repeat=True`` labels the hidden calibration repeat of the series (see :meth:`plan`).
+
+        ``expect`` makes the write optimistic: the event id of the label the caller's view shows
+        (``Label.event_id``, or None for "not labelled"). When the stored label differs (the same
+        judge changed it in another window or on another machine since), nothing is written and
+        :class:`~segview.core.errors.StaleLabelError` carries the newer label, so the caller can
+        show it before the judge decides again.
         """
         it = self.item(series_id)
         cps = self._validate(it, steady, onset, change_points)
         self._check_repeat(judge, it, repeat)
         if confidence is not None and not 0.0 <= float(confidence) <= 1.0:
             raise InputError(series_id, f"confidence {confidence} outside 0..1")
+        st.check_text(note, f"note of series {st.shown(series_id)}")
         with self.store.write() as conn:
             self.store.lock_judge(conn, judge.id)
+            self._check_expected(conn, judge, it, repeat, expect)
             return self.store.append_event(
                 conn, session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
                 repeat=int(repeat), steady=steady, onset=None if onset is None else int(onset),
                 change_points=cps,
                 confidence=confidence, note=note, tool_version=__version__)
+
+    def _label_of(self, judge: Judge, it: Item, ev: st.Event | None) -> Label | None:
+        if ev is None:
+            return None
+        return Label(it.series_id, judge.name, ev.steady, ev.onset, ev.change_points,
+                     ev.confidence, ev.note, ev.id, ev.created_at)
+
+    def _check_expected(self, conn: Any, judge: Judge, it: Item, repeat: bool,
+                        expect: int | None, history: list[st.Event] | None = None) -> None:
+        """Under the judge's lock: refuse when the stored label is not the one ``expect`` names."""
+        if expect is ANY:
+            return
+        if history is None:
+            history = self.store.judge_history(judge.id, conn)
+        current, _, _ = st.replay(history)
+        ev = current.get((it.id, int(repeat)))
+        if (ev.id if ev is not None else None) != (None if expect is None else int(expect)):
+            raise StaleLabelError(it.series_id, judge.name, self._label_of(judge, it, ev))
 
     def _check_repeat(self, judge: Judge, it: Item, repeat: bool) -> None:
         if repeat and it not in self.calibration_items(judge):
@@ -413,6 +445,7 @@ class AnnotationSession:
             conf = lab.get("confidence")
             if conf is not None and not 0.0 <= float(conf) <= 1.0:
                 raise InputError(series_id, f"confidence {conf} outside 0..1")
+            st.check_text(lab.get("note"), f"note of series {st.shown(series_id)}")
             values.append(dict(session_id=self.id, judge_id=judge.id, item_id=it.id, kind="label",
                                repeat=int(bool(lab.get("repeat"))),
                                steady=lab.get("steady"), onset=lab.get("onset"),
@@ -427,45 +460,78 @@ class AnnotationSession:
 
     def adjudicate(self, adjudicator: Judge, series_id: str, *, steady: bool | None = None,
                    onset: int | None = None, change_points: Sequence[int] | None = None,
-                   note: str | None = None) -> int:
+                   note: str | None = None, confidence: float | None = None,
+                   expect: int | None = ANY) -> int:
         """An adjudicator's decision, stored beside (never over) the judges' labels."""
         if adjudicator.role != "adjudicator":
             raise InputError(adjudicator.name, "is not an adjudicator of this session")
         return self.record(adjudicator, series_id, steady=steady, onset=onset,
-                           change_points=change_points, note=note)
+                           change_points=change_points, note=note, confidence=confidence,
+                           expect=expect)
 
-    def clear(self, judge: Judge, series_id: str, repeat: bool = False) -> int:
-        """Set the series back to "not annotated" for this judge (a new history entry)."""
+    def clear(self, judge: Judge, series_id: str, repeat: bool = False, *,
+              expect: int | None = ANY) -> int:
+        """Set the series back to "not annotated" for this judge (a new history entry);
+        ``expect`` as in :meth:`record`."""
         it = self.item(series_id)
         self._check_repeat(judge, it, repeat)
         with self.store.write() as conn:
             self.store.lock_judge(conn, judge.id)
+            self._check_expected(conn, judge, it, repeat, expect)
             return self.store.append_event(conn, session_id=self.id, judge_id=judge.id,
                                            item_id=it.id, kind="clear", repeat=int(repeat),
                                            tool_version=__version__)
 
-    def _undo_redo(self, judge: Judge, kind: str) -> str | None:
+    def _undo_redo(self, judge: Judge, kind: str, mine: Collection[int] | None = None,
+                   shown: Mapping[str, int | None] | None = None) -> str | None:
         with self.store.write() as conn:
             self.store.lock_judge(conn, judge.id)
             history = self.store.judge_history(judge.id, conn)
             _, done, redo = st.replay(history)
+            by_id = {e.id: e for e in history}
             stack = done if kind == "undo" else redo
+            if mine is not None:
+                own = set(mine)
+                if kind == "undo":
+                    # the newest action on each (series, repeat): an own action another window
+                    # has since overridden is not on screen anywhere, so undo skips it
+                    top: dict[tuple[int | None, int], int] = {}
+                    for eid in done:
+                        top[(by_id[eid].item_id, by_id[eid].repeat)] = eid
+                    stack = [e for e in stack if e in own
+                             and top[(by_id[e].item_id, by_id[e].repeat)] == e]
+                else:
+                    stack = [e for e in stack if e in own]
             if not stack:
                 return None
-            target = stack[-1]
-            item_id = next(e.item_id for e in history if e.id == target)
+            target = by_id[stack[-1]]
+            item_id = target.item_id
+            if shown is not None and item_id is not None:
+                it = next(i for i in self.items() if i.id == item_id)
+                self._check_expected(conn, judge, it, bool(target.repeat),
+                                     shown.get(it.series_id), history)
             self.store.append_event(conn, session_id=self.id, judge_id=judge.id,
-                                    item_id=item_id, kind=kind, target=target,
+                                    item_id=item_id, kind=kind, target=target.id,
                                     tool_version=__version__)
         return next(it.series_id for it in self.items() if it.id == item_id)
 
-    def undo(self, judge: Judge) -> str | None:
-        """Revert the judge's latest action; returns the series it touched (None: nothing)."""
-        return self._undo_redo(judge, "undo")
+    def undo(self, judge: Judge, *, mine: Collection[int] | None = None,
+             shown: Mapping[str, int | None] | None = None) -> str | None:
+        """Revert the judge's latest action; returns the series it touched (None: nothing).
 
-    def redo(self, judge: Judge) -> str | None:
-        """Re-apply the latest undone action; returns its series (None: nothing to redo)."""
-        return self._undo_redo(judge, "redo")
+        For one of several windows of the same judge: ``mine`` (the ids of the label / clear
+        events this window made) restricts undo to the window's own actions that are still in
+        effect, and ``shown`` (``{series_id: Label.event_id}`` of what the window shows; absent =
+        not labelled) refuses with :class:`~segview.core.errors.StaleLabelError` when the series
+        it would touch was changed elsewhere since.
+        """
+        return self._undo_redo(judge, "undo", mine, shown)
+
+    def redo(self, judge: Judge, *, mine: Collection[int] | None = None,
+             shown: Mapping[str, int | None] | None = None) -> str | None:
+        """Re-apply the latest undone action; returns its series (None: nothing to redo);
+        ``mine`` and ``shown`` as in :meth:`undo`."""
+        return self._undo_redo(judge, "redo", mine, shown)
 
     def can_undo(self, judge: Judge) -> bool:
         return bool(st.replay(self.store.judge_history(judge.id))[1])

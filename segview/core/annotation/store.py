@@ -21,6 +21,15 @@ Tables (schema version in ``meta``):
 Schema versions: 1 = the first release; 2 adds ``item_dimensions`` and ``assignments``. An older
 database is migrated when it is opened (:data:`MIGRATIONS`, one transaction).
 
+Naming: every database name (``--db``, ``$SEGVIEW_DB``, the GUI's dialog, ``Store(db)``) is
+resolved by :func:`~.location.resolve_db` (URLs by their scheme, file paths literally).
+
+Safety: before each write (and again before its commit) a store on an SQLite file checks that the
+file at its path is still the one it opened (device and inode); a file deleted, moved away or
+replaced meanwhile is refused (:class:`~segview.core.errors.DatabaseFileGoneError`) and what the
+open connection still holds is copied beside it. Text that one backend cannot store (a NUL, a value
+wider than its column) is refused by both before anything is written (:func:`check_text`).
+
 Concurrency: SQLite runs in WAL mode with a busy timeout and every write transaction starts with
 ``BEGIN IMMEDIATE`` (no lock-upgrade deadlocks); on PostgreSQL each action locks its judge's row
 (``SELECT ... FOR UPDATE``) so one judge's undo stack stays linear across machines.
@@ -43,17 +52,22 @@ from sqlalchemy import (Boolean, Column, Float, ForeignKey, Integer, LargeBinary
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import (ArgumentError, DatabaseError, IntegrityError, OperationalError,
                             SQLAlchemyError)
+from sqlalchemy.pool import QueuePool
 
-from ..errors import InputError, RecoverableError
+from ..errors import DatabaseFileGoneError, InputError, RecoverableError
+from .location import DEFAULT_FILENAME, DatabaseLocation, default_db_path, resolve_db
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
-DEFAULT_FILENAME = "segview-annotations.sqlite"
 PROTOCOLS = ("steady_state", "change_points")
 ROLES = ("judge", "adjudicator")
 EVENT_KINDS = ("label", "clear", "undo", "redo", "visit")
 BUSY_TIMEOUT_S = 60.0
+# the widths of the text columns; PostgreSQL refuses longer values (SQLite would accept them), so
+# both backends check them first, with the same named error (:func:`check_text`)
+MAX_SERIES_ID = 500
+MAX_NAME = 200
 
 metadata = MetaData()
 
@@ -64,7 +78,7 @@ meta_table = Table("segview_meta", metadata,
 sessions = Table(
     "sessions", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("name", String(200), nullable=False, unique=True),
+    Column("name", String(MAX_NAME), nullable=False, unique=True),
     Column("protocol", String(32), nullable=False),
     Column("settings", Text, nullable=False, default="{}"),
     Column("created_at", Float, nullable=False),
@@ -75,7 +89,7 @@ items = Table(
     "items", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("session_id", Integer, ForeignKey("sessions.id"), nullable=False, index=True),
-    Column("series_id", String(500), nullable=False),
+    Column("series_id", String(MAX_SERIES_ID), nullable=False),
     Column("content_hash", String(64), nullable=False),
     Column("position", Integer, nullable=False),
     Column("n_samples", Integer, nullable=False),
@@ -89,7 +103,7 @@ judges = Table(
     "judges", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("session_id", Integer, ForeignKey("sessions.id"), nullable=False, index=True),
-    Column("name", String(200), nullable=False),
+    Column("name", String(MAX_NAME), nullable=False),
     Column("role", String(20), nullable=False, default="judge"),
     Column("seed", Integer, nullable=False),
     Column("created_at", Float, nullable=False),
@@ -132,34 +146,27 @@ assignments = Table(
 )
 
 
-def default_db_path(folder: str | os.PathLike[str] | None = None) -> Path:
-    """The embedded database file: ``$SEGVIEW_DB`` if set, else
-    ``<folder or cwd>/segview-annotations.sqlite``."""
-    env = os.environ.get("SEGVIEW_DB")
-    if env and folder is None:
-        return Path(env)
-    return Path(folder or Path.cwd()) / DEFAULT_FILENAME
-
-
 def normalise_url(db: str | os.PathLike[str] | None) -> str:
-    """A database URL from a URL, a file path or None (the default file)."""
-    if db is None:
-        return f"sqlite:///{default_db_path().resolve()}"
-    db = str(db)
-    if "://" in db:
-        if db.startswith("postgresql://"):  # pick the psycopg 3 driver we depend on
-            db = "postgresql+psycopg://" + db[len("postgresql://"):]
-        return db
-    return f"sqlite:///{Path(db).expanduser().resolve()}"
+    """A database URL from a URL, a file path or None (the default file): :func:`resolve_db`'s
+    URL. For a file the URL is for messages; :class:`Store` opens the file by its literal path."""
+    return resolve_db(db).url
 
 
-def _sqlite_engine(url: str, read_only: bool = False) -> Engine:
-    if read_only:  # a file we may not write: open it read-only so it can still be listed and read
-        path = url[len("sqlite:///"):]
-        engine = create_engine("sqlite://", creator=lambda: _sqlite_ro_connect(path))
+def _sqlite_engine(path: Path | None, read_only: bool = False,
+                   may_create: Any = lambda: True) -> Engine:
+    """An engine on the SQLite file ``path`` (None: in memory). The file is opened by its literal
+    path (never re-parsed as a URL, so ``?`` and ``%`` in its name stay part of the name); once
+    ``may_create()`` is False a new connection never creates a missing file (an empty database
+    behind the judge's back), it fails instead."""
+    if path is None:
+        engine = create_engine("sqlite://", connect_args={"check_same_thread": False})
+    elif read_only:  # a file we may not write: open it read-only so it can still be listed and read
+        engine = create_engine("sqlite://", creator=lambda: _sqlite_ro_connect(str(path)),
+                               poolclass=QueuePool)
     else:
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S,
-                                                  "check_same_thread": False})
+        engine = create_engine("sqlite://",
+                               creator=lambda: _sqlite_connect(str(path), may_create()),
+                               poolclass=QueuePool)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _rec: Any) -> None:
@@ -178,12 +185,49 @@ def _sqlite_engine(url: str, read_only: bool = False) -> Engine:
     return engine
 
 
+def _sqlite_connect(path: str, create: bool = True) -> Any:
+    import sqlite3
+
+    if create:
+        return sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    from urllib.parse import quote
+
+    return sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_S,
+                           check_same_thread=False)
+
+
 def _sqlite_ro_connect(path: str) -> Any:
     import sqlite3
     from urllib.parse import quote
 
     return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
                            check_same_thread=False)
+
+
+def check_text(value: str | None, what: str, limit: int | None = None) -> None:
+    """Refuse a text value that one of the backends cannot store, with the same named error on
+    SQLite and PostgreSQL and before anything is written: a NUL character (PostgreSQL's text types
+    cannot hold one) or more than ``limit`` characters (PostgreSQL enforces ``VARCHAR(limit)``,
+    SQLite would not).
+
+    Raises:
+        InputError: naming ``what`` (e.g. ``series id 'a\\x00b'``) and the reason.
+    """
+    if value is None:
+        return
+    text_ = str(value)
+    if "\x00" in text_:
+        raise InputError(what, "holds a NUL character (\\x00), which the annotation database "
+                               "cannot store (PostgreSQL refuses it); rename it")
+    if limit is not None and len(text_) > limit:
+        raise InputError(what, f"is {len(text_)} characters long; the annotation database keeps "
+                               f"at most {limit}")
+
+
+def shown(value: str, width: int = 60) -> str:
+    """A name as it may appear in a message: escaped (NUL, control characters) and shortened."""
+    r = repr(str(value))
+    return r if len(r) <= width else r[: width - 4] + "...'"
 
 
 @dataclass(frozen=True)
@@ -278,31 +322,47 @@ class Store:
     """A connection to an annotation database.
 
     Args:
-        db: SQLAlchemy URL (``sqlite:///path``, ``postgresql+psycopg://user:pw@host/db``), a file
-            path, or None for the default embedded file (:func:`default_db_path`).
+        db: SQLAlchemy URL (``sqlite:///path``, ``postgresql://user:pw@host/db``), a file path
+            (taken literally), a :class:`DatabaseLocation`, or None for ``$SEGVIEW_DB`` or the
+            default embedded file; all resolved by :func:`~.location.resolve_db`.
         create: create the schema when the database is empty.
+        source: how the database was named, for messages (``--db``, ``dialog``...).
+
+    An SQLite file is watched: before each write the store checks that the file at its path is
+    still the one it opened (device and inode); a file deleted, moved away or replaced meanwhile is
+    refused with :class:`~segview.core.errors.DatabaseFileGoneError` (nothing written).
 
     Raises:
         RecoverableError: the database cannot be opened or has an unknown schema version.
     """
 
-    def __init__(self, db: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
-        self.url = normalise_url(db)
+    def __init__(self, db: str | os.PathLike[str] | DatabaseLocation | None = None, *,
+                 create: bool = True, source: str = "argument") -> None:
+        self.location = db if isinstance(db, DatabaseLocation) else resolve_db(db, source=source)
+        self.url = self.location.url
+        self.path: Path | None = self.location.path
         self.read_only = False
+        self._identity: tuple[int, int] | None = None
+        self._rescued: Path | None = None
+        self.engine: Engine | None = None
         try:
-            if self.url.startswith("sqlite"):
-                path = self.url[len("sqlite:///"):] if self.url.startswith("sqlite:///") else ""
-                if path and path != ":memory:":
-                    Path(path).parent.mkdir(parents=True, exist_ok=True)
-                    self.read_only = _read_only_file(Path(path))
-                self.engine = _sqlite_engine(self.url, self.read_only)
+            if self.location.is_sqlite:
+                if self.path is not None:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    self.read_only = _read_only_file(self.path)
+                self.engine = _sqlite_engine(self.path, self.read_only,
+                                             lambda: self._identity is None)
             else:
                 self.engine = create_engine(self.url, pool_pre_ping=True)
             self._init_schema(create)
+            self._identity = self._file_identity()
         except RecoverableError:
-            self.engine.dispose()
+            if self.engine is not None:
+                self.engine.dispose()
             raise
-        except (ArgumentError, SQLAlchemyError, ImportError, OSError) as err:
+        except (ArgumentError, SQLAlchemyError, ImportError, OSError, ValueError) as err:
+            if self.engine is not None:
+                self.engine.dispose()
             hint = ("; PostgreSQL needs the driver: pip install 'psycopg[binary]'"
                     if isinstance(err, ImportError) and "psycopg" in str(err) else "")
             raise RecoverableError(f"annotation database {self.display_url}: cannot be opened "
@@ -311,19 +371,73 @@ class Store:
 
     @property
     def display_url(self) -> str:
-        """The URL without a password."""
-        try:
-            from sqlalchemy.engine import make_url
-            return make_url(self.url).render_as_string(hide_password=True)
-        except Exception:  # noqa: BLE001 - only for messages
-            return self.url
+        """Where the database is, as it may be shown: the file path or the URL without password."""
+        return self.location.display
 
     @property
     def is_sqlite(self) -> bool:
-        return self.url.startswith("sqlite")
+        return self.location.is_sqlite
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the SQLite file now at :attr:`path` (None: no file there)."""
+        if self.path is None:
+            return None
+        try:
+            st_ = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st_.st_dev, st_.st_ino)
+
+    def check_file(self) -> None:
+        """Refuse when the SQLite file was deleted, moved away or replaced since it was opened.
+
+        Raises:
+            DatabaseFileGoneError: naming the file; nothing may be written.
+        """
+        if self.path is None or self._identity is None:
+            return
+        now = self._file_identity()
+        if now != self._identity:
+            if self._rescued is None:
+                self._rescued = self._rescue()
+            raise DatabaseFileGoneError(str(self.path), "deleted (or moved away)" if now is None
+                                        else "replaced by another file",
+                                        str(self._rescued) if self._rescued else None)
+
+    def _rescue(self) -> Path | None:
+        """Copy what an open connection still reads of the lost file (every judgment confirmed
+        through this store) to ``<name>.rescued-<time>.sqlite`` beside it; None when no
+        connection is open (a new one would only create an empty file at the path) or the copy
+        cannot be written."""
+        import sqlite3
+
+        try:
+            if self.engine is None or self.engine.pool.checkedin() < 1:  # type: ignore[attr-defined]
+                return None
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            target = self.path.with_name(f"{self.path.name}.rescued-{stamp}.sqlite")
+            k = 1
+            while target.exists():
+                k += 1
+                target = self.path.with_name(f"{self.path.name}.rescued-{stamp}-{k}.sqlite")
+            raw = self.engine.raw_connection()
+            try:
+                dst = sqlite3.connect(str(target))
+                try:
+                    raw.driver_connection.backup(dst)
+                finally:
+                    dst.close()
+            finally:
+                raw.close()
+            return target
+        except (AttributeError, OSError, sqlite3.Error) as err:
+            log.warning("annotation database %s: the open copy could not be rescued (%s)",
+                        self.path, err)
+            return None
 
     def close(self) -> None:
-        self.engine.dispose()
+        if self.engine is not None:
+            self.engine.dispose()
 
     def __enter__(self) -> "Store":
         return self
@@ -336,17 +450,21 @@ class Store:
         """A write transaction (``BEGIN IMMEDIATE`` on SQLite), committed on exit.
 
         Raises:
+            DatabaseFileGoneError: the SQLite file was deleted or replaced while open (checked
+                before the transaction and again, under the write lock, before the commit).
             RecoverableError: the database is read-only, the disk is full, or the server went away
                 (nothing of the transaction is kept; what was committed before stays).
         """
         if self.read_only:
             raise RecoverableError(f"annotation database {self.display_url} is read-only: "
                                    "nothing can be saved to it")
+        self.check_file()
         try:
             with self.engine.connect() as conn:
                 conn.execution_options(segview_write=True)
                 with conn.begin():
                     yield conn
+                    self.check_file()  # still the same file: else the transaction rolls back
         except IntegrityError:
             raise  # callers turn constraint violations into their own messages
         except (OperationalError, DatabaseError) as err:
@@ -472,6 +590,11 @@ class Store:
         if protocol not in PROTOCOLS:
             raise InputError(name, f"protocol must be one of {', '.join(PROTOCOLS)}, "
                                    f"got {protocol!r}")
+        check_text(name, f"session name {shown(name)}", MAX_NAME)
+        for k, row in enumerate(item_rows or ()):
+            check_text(row.get("series_id"), f"series id {shown(row.get('series_id'))} (series "
+                                             f"{k + 1} of session {shown(name)})", MAX_SERIES_ID)
+            check_text(row.get("source"), f"source of series {shown(row.get('series_id'))}")
         try:
             with self.write() as conn:
                 exists = conn.execute(select(sessions.c.id).where(sessions.c.name == name)).first()
@@ -508,6 +631,7 @@ class Store:
         new = new.strip()
         if not new:
             raise InputError(old, "the new session name is empty")
+        check_text(new, f"session name {shown(new)}", MAX_NAME)
         sid = int(self.session_row(old).id)
         try:
             with self.write() as conn:

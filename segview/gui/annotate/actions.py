@@ -2,6 +2,11 @@
 
 Every action commits through the session before the screen changes; on a database error the
 window shows a message and re-reads the judge's labels from the store.
+
+Several windows (or machines) may work as the same judge. Each action is optimistic: it carries the
+label this window shows (``expect``), and when the stored label is newer (changed in another
+window) the action is refused, the window says so and shows the newer label; the judge's next
+action then replaces it knowingly. Undo / redo only touch this window's own actions (``_mine``).
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import numpy as np
 from sqlalchemy.exc import SQLAlchemyError
 
 from ...core.annotation.session import Label
-from ...core.errors import RecoverableError
+from ...core.errors import RecoverableError, StaleLabelError
 
 KEYS_HELP = {
     "steady_state": "←/→ cursor (Shift ×10, Ctrl ×100) · Home/End · G type an index · Enter/O onset at"
@@ -64,21 +69,34 @@ class LabelActions:
         prev = self.labels.get(sid)
         if "confidence" not in label and prev is not None and prev.confidence is not None:
             label["confidence"] = prev.confidence  # a correction keeps the stated confidence
+        expect = prev.event_id if prev is not None else None  # what this window shows
         try:
             if self.judge.role == "adjudicator":
-                eid = self.session.adjudicate(self.judge, sid, **label)
+                eid = self.session.adjudicate(self.judge, sid, expect=expect, **label)
             else:
-                eid = self.session.record(self.judge, sid, **label)
+                eid = self.session.record(self.judge, sid, expect=expect, **label)
+        except StaleLabelError as err:
+            self._stale(err)
+            return False
         except (RecoverableError, SQLAlchemyError) as err:
             self.show_error(f"Not saved: {err}")
             self._refresh()
             return False
+        self._mine.add(eid)
         self._refresh()
         text = (f"Saved {time.strftime('%H:%M:%S')}: {sid} "
                 f"{describe(self.labels.get(sid), self.session.protocol)} (event {eid})")
         self.status(text)
         self.saved.emit(text)
         return True
+
+    def _stale(self, err: StaleLabelError) -> None:
+        """Another window of this judge changed the label: say so, and show the newer label."""
+        now = describe(err.current, self.session.protocol)  # type: ignore[arg-type]
+        self._refresh()
+        self.show_error(f"Not saved: your label of {err.series_id} was changed in another window "
+                        f"(or on another machine) since this window showed it. It is now: {now}. "
+                        "That label is shown here now; repeat your action to replace it.")
 
     def _refresh(self) -> None:
         try:
@@ -150,12 +168,16 @@ class LabelActions:
             return
         sid = self.series_id
         try:
-            self.session.clear(self.judge, sid)
+            eid = self.session.clear(self.judge, sid, expect=self.labels[sid].event_id)
+        except StaleLabelError as err:
+            self._stale(err)
+            return
         except (RecoverableError, SQLAlchemyError) as err:
             # the label stays; a "Saved ... cleared" after this would be false (issue 17, item 8)
             self.show_error(f"Not saved: {err}")
             self._refresh()
             return
+        self._mine.add(eid)
         self._refresh()
         text = f"Saved {time.strftime('%H:%M:%S')}: {sid} cleared (not labelled)"
         self.status(text)
@@ -170,13 +192,19 @@ class LabelActions:
     def _undo_redo(self, kind: str) -> None:
         if self.session is None or self.judge is None:
             return
-        try:
-            sid = getattr(self.session, kind)(self.judge)
+        shown = {sid: lab.event_id for sid, lab in self.labels.items()}
+        try:  # only this window's own actions, and only if what it shows is still current
+            sid = getattr(self.session, kind)(self.judge, mine=self._mine, shown=shown)
+        except StaleLabelError as err:
+            if err.series_id != self.series_id:
+                self.go_to_series(err.series_id)
+            self._stale(err)
+            return
         except (RecoverableError, SQLAlchemyError) as err:
             self.show_error(f"{kind.capitalize()} failed: {err}")
             return
         if sid is None:
-            self.status(f"Nothing to {kind}")
+            self.status(f"Nothing to {kind} (of what this window did)")
             return
         if sid != self.series_id:
             self.go_to_series(sid)

@@ -1,9 +1,10 @@
 """Pick the annotation database, a session (or create one from data files) and a judge.
 
-The database location is always shown and can be changed: the embedded SQLite file by default
-(``./segview-annotations.sqlite`` or ``$SEGVIEW_DB``), another file, or a PostgreSQL URL shared by
-judges on several machines. A database that cannot be opened is reported in the dialog, which stays
-open so the user can correct the location.
+The database location is always shown and can be changed: ``$SEGVIEW_DB`` or the embedded SQLite
+file ``./segview-annotations.sqlite`` by default, another file, or a PostgreSQL URL shared by judges
+on several machines. What the field holds means what ``--db`` would (one resolver,
+:func:`~segview.core.annotation.location.resolve_db`); a password is never shown. A database that
+cannot be opened is reported in the dialog, which stays open so the user can correct the location.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from ...core.secrets import mask_secrets
 from ...core.annotation.session import AnnotationSession
-from ...core.annotation.store import PROTOCOLS, Store, default_db_path
+from ...core.annotation.location import DatabaseLocation, resolve_db
+from ...core.annotation.store import PROTOCOLS, Store
 from ...core.errors import RecoverableError
 
 NEW_SESSION = "new"
@@ -50,16 +52,20 @@ class SessionDialog(QDialog):
         # database
         # A URL's password is never shown: the field shows it masked and the real URL is used as
         # long as the masked text is left as it is.
-        self._db_secret = db if db and mask_secrets(db) != db else None
-        self.db_edit = QLineEdit(mask_secrets(db) if db else str(default_db_path().resolve()))
+        self._db_secret: str | None = None
+        self.db_edit = QLineEdit()
+        try:
+            self._show_location(resolve_db(db or None, source="dialog"))
+        except RecoverableError:  # a malformed name: shown (masked), connect_db says what is wrong
+            self._db_secret = db if db and mask_secrets(db) != db else None
+            self.db_edit.setText(mask_secrets(db or ""))
         self.db_edit.setToolTip("SQLite file, or a database URL such as "
                                 "postgresql://user@host/segview (shared by several machines)")
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse_db)
         default = QPushButton("Default")
-        default.setToolTip("the embedded SQLite file in the current folder")
-        default.clicked.connect(lambda: (self.db_edit.setText(str(default_db_path().resolve())),
-                                         self.connect_db()))
+        default.setToolTip("$SEGVIEW_DB if set, else the embedded SQLite file in the current folder")
+        default.clicked.connect(self._use_default)
         connect = QPushButton("Connect")
         connect.clicked.connect(self.connect_db)
         self.db_edit.returnPressed.connect(self.connect_db)
@@ -120,6 +126,27 @@ class SessionDialog(QDialog):
         self.connect_db()
 
     # ------------------------------------------------------------------ database
+    def _show_location(self, loc: DatabaseLocation) -> None:
+        """Put a location in the field: a file's absolute path, or a URL as it was given with its
+        password masked; the real URL is used while that text is left unchanged."""
+        if loc.path is not None:
+            self._db_secret = None
+            self.db_edit.setText(str(loc.path))
+            return
+        given = loc.given or loc.spec
+        shown = mask_secrets(given)
+        self._db_secret = given if shown != given else None
+        self.db_edit.setText(shown)
+
+    def _use_default(self) -> None:
+        """$SEGVIEW_DB, else the embedded SQLite file in the current folder."""
+        try:
+            self._show_location(resolve_db(None, source="dialog"))
+        except RecoverableError as err:
+            self.error.setText(str(err))
+            return
+        self.connect_db()
+
     def db_url(self) -> str:
         """The database the user means: the real URL while its masked form is shown unchanged."""
         text = self.db_edit.text().strip()
@@ -132,7 +159,7 @@ class SessionDialog(QDialog):
         self.session_combo.clear()
         self.error.clear()
         try:
-            with Store(self.db_url() or None) as store:
+            with Store(self.db_url() or None, source="dialog") as store:
                 names = store.session_names()
                 self.db_status.setText(f"{store.display_url} — {len(names)} session(s)")
         except RecoverableError as err:
@@ -161,7 +188,7 @@ class SessionDialog(QDialog):
         self.judge_combo.clear()
         if name:
             try:
-                with Store(self.db_url() or None) as store:
+                with Store(self.db_url() or None, source="dialog") as store:
                     s = AnnotationSession.open(store, name)
                     self.judge_combo.addItems([j.name for j in s.judges()])
             except RecoverableError as err:

@@ -69,6 +69,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self.order: list[Item] = []
         self.pos = 0
         self.labels: dict[str, Label] = {}
+        self._mine: set[int] = set()  # label / clear events this window made (what undo may undo)
         self.current: Series | None = None
         self.review_mode = False
         self.review = None  # ReviewPanel, built on first use
@@ -332,7 +333,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         """Ask for the database, session and judge (modal dialog), then open them."""
         from .session_dialog import SessionDialog
 
-        current_db = db or (self.store.url if self.store is not None else None)
+        current_db = db or (self.store.location.spec if self.store is not None else None)
         dlg = SessionDialog(current_db, self.paths, session, judge, self)
         if dlg.exec() != SessionDialog.DialogCode.Accepted:
             return False
@@ -377,6 +378,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self._close_store()
         self.store, self.session, self.judge = store, s, j
         self.order, self.labels = order, labels
+        self._mine = set()
         positions = {it.series_id: k for k, it in enumerate(order)}
         pos = positions.get(last) if last is not None else None
         if pos is None:
@@ -420,6 +422,9 @@ class AnnotationWindow(LabelActions, QMainWindow):
             series = self._values_of(item)
             if record_visit:
                 self.session.visit(self.judge, sid)
+            # the stored labels, not this window's memory of them: another window of this judge
+            # may have labelled the series meanwhile (shown before this window may act on it)
+            self.labels = self.session.labels(self.judge)
         except (RecoverableError, SQLAlchemyError) as err:
             self.show_error(f"Cannot show {sid}: {err}")
             return
