@@ -15,7 +15,9 @@ A large JMH result file (30 M values are ~1.2 GB of JMH's pretty-printed JSON) i
 Arrow's string-to-double cast (correctly rounded, so the doubles are those Python's ``json`` gives)
 and only the rest of the file goes through ``json``. Anything unusual in them (a nested list,
 a string, an empty fork, NaN) sends the file to the ordinary path, which gives the result or the
-precise error.
+precise error. (The cast reads numbers as Python's ``float()`` does, so the few forms JSON forbids
+but ``float()`` takes, ``1.``, ``.5``, ``+1``, ``01``, are read there rather than refused; JMH
+writes none of them.)
 """
 from __future__ import annotations
 
@@ -246,7 +248,7 @@ def _cut_raw_data(data: mmap.mmap) -> tuple[list[bytes], list[list[np.ndarray]]]
 
 def read(path: Path) -> list[Series]:
     """Read a JMH fork list or JMH result file; raises DataFormatError naming file and place."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)
     fast = _read_results_fast(path)
     if fast is not None:
         return fast
@@ -260,9 +262,9 @@ def read(path: Path) -> list[Series]:
     if set(map(type, data)) <= {int, float}:
         data = [data]  # a single fork written as a flat list
     forks = [_numbers(fork, path, f"fork {k}") for k, fork in enumerate(data)]
-    stem = path.stem
+    stem, source = path.stem, str(path)
     # A fork list carries no unit: the direction stays unknown.
     return [execution(f, benchmark=stem, index=k, harness="jmh",
                       id=stem if len(forks) == 1 else f"{stem}/fork{k}",
-                      metadata={"source": str(path), "fork": k, "format": "jmh"})
+                      metadata={"source": source, "fork": k, "format": "jmh"})
             for k, f in enumerate(forks)]
