@@ -34,14 +34,13 @@ ROLLUP_COLUMNS = ("benchmark", "method", "executions", "analysed", "steady", "on
 def rollup_rows(dataset_series: list[Any], batch: list[dict[str, Any]],
                 specs: list[DetectorSpec]) -> list[dict[str, Any]]:
     """Per benchmark and method: :func:`segview.core.benchmark.rollup` of the successful runs."""
-    out = []
-    for b in group(dataset_series):
-        for sp in specs:
-            results = {r["series_id"]: DetectionResult(sp.name, Params(), r["change_points"],
-                                                       r["steady_index"])
-                       for r in batch if r["method"] == sp.name and not r["error"]}
-            out.append({**rollup(b, results, onset=sp.produces == "onset"), "method": sp.name})
-    return out
+    by_method: dict[str, dict[str, DetectionResult]] = {sp.name: {} for sp in specs}
+    for r in batch:
+        if not r["error"] and r["method"] in by_method:
+            by_method[r["method"]][r["series_id"]] = DetectionResult(
+                r["method"], Params(), r["change_points"], r["steady_index"])
+    return [{**rollup(b, by_method[sp.name], onset=sp.produces == "onset"), "method": sp.name}
+            for b in group(dataset_series) for sp in specs]
 
 
 def format_rollup(rows: list[dict[str, Any]], fmt: str) -> str:
