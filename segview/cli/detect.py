@@ -1,7 +1,13 @@
 """``segview detect PATH... --method NAME [--param KEY=VALUE ...] [--format csv|json] [--out FILE]``.
 
-CSV columns: ``series_id,method,steady_index,change_points,runtime_ms``; ``steady_index`` is -1 for
-"never steady" (blank for change-point detectors) and ``change_points`` is ``;``-separated.
+CSV columns: ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution``;
+``steady_index`` is -1 for "never steady" (blank for change-point detectors), ``change_points`` is
+``;``-separated, ``benchmark``/``execution`` name the benchmark and its process execution (a series
+without benchmark metadata: its id, 0). Indices count the harness's own warm-up iterations unless
+``--harness-warmup drop`` removes them first (JSON entries record the choice and the count).
+``--rollup`` adds a table per benchmark and method (executions analysed, steady, median and IQR
+of the onsets, change points per execution) on standard output, ``--rollup-out FILE`` writes it
+as CSV or JSON (``--format``).
 ``--preset NAME`` starts every selected method from its named parameter set (``segview methods
 NAME``; ``--param`` overrides it). ``--cp-index tcpdbench`` writes change points as TCPDBench reports
 them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1``.
@@ -18,13 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from ..core import registry
-from ..core.errors import ParameterError
+from ..core.benchmark import warmup_count
+from ..core.errors import InputError, ParameterError
 from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
 from ..core.limits import cost_warning
 from ..core.io import load
-from ..core.io.detections import CP_INDEX, convert_cps, detection_row, format_csv
+from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_cps, detection_row,
+                                   format_csv)
 from ..core.params import Params
 from ..core.registry import DetectorSpec
+from .benchtables import format_rollup, rollup_rows, warmup_note, write_whole
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
 
@@ -50,6 +59,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "dimensions (ids SERIES/DIMENSION) and run every method on each; without "
                         "it op, pelt and binseg segment all dimensions jointly and the others say "
                         "they need one dimension")
+    p.add_argument("--harness-warmup", choices=("keep", "drop"), default="keep",
+                   help="the iterations the harness itself recorded as warm-up (JMH's warm-up "
+                        "iterations, pyperf's warmups...): keep them in the analysed series "
+                        "(default; indices count them) or drop them (measured iterations only)")
+    p.add_argument("--rollup", action="store_true",
+                   help="also print a per-benchmark summary of each method's results")
+    p.add_argument("--rollup-out", metavar="FILE",
+                   help="write the per-benchmark summary to FILE (CSV or JSON by --format)")
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
@@ -90,15 +107,23 @@ def resolve_params(specs: list[DetectorSpec], raw: dict[str, str],
             for s in specs}
 
 
-def result_row(row: dict[str, Any], spec: DetectorSpec) -> dict[str, Any]:
-    """A batch-engine row as a row of the detections table."""
+def result_row(row: dict[str, Any], spec: DetectorSpec, series: Any = None) -> dict[str, Any]:
+    """A batch-engine row as a row of the detections table (``series``: its benchmark columns)."""
     return detection_row(row["series_id"], row["method"], spec.produces, row["steady_index"],
-                         row["change_points"], row["runtime_ms"])
+                         row["change_points"], row["runtime_ms"],
+                         **(benchmark_columns(series) if series is not None else {}))
 
 
-def json_entry(row: dict[str, Any]) -> dict[str, Any]:
+def json_entry(row: dict[str, Any], series: Any = None, harness_warmup: str = "keep"
+               ) -> dict[str, Any]:
     keys = ("series_id", "method", "detector_version", "params", "steady_index", "change_points")
-    return {**{k: row[k] for k in keys}, "runtime_ms": round(float(row["runtime_ms"]), 3)}
+    extra: dict[str, Any] = {}
+    if series is not None:
+        extra = {**benchmark_columns(series), "harness_warmup": harness_warmup,
+                 "warmup": warmup_count(series),
+                 "warmup_dropped": int(series.metadata.get("warmup_dropped", 0) or 0)}
+    return {**{k: row[k] for k in keys}, "runtime_ms": round(float(row["runtime_ms"]), 3),
+            **extra}
 
 
 def format_rows(rows: list[dict[str, Any]], fmt: str, entries: list[dict[str, Any]]) -> str:
@@ -115,7 +140,11 @@ def run(args: argparse.Namespace) -> int:
     params = resolve_params(specs, parse_param_args(args.param), args.preset)
     if not args.paths:
         raise ParameterError("PATH", "give at least one series file or folder")
-    dataset = load(args.paths)
+    if args.rollup_out and Path(args.rollup_out).exists() and not args.force:
+        raise InputError(args.rollup_out, "exists; pass --force to overwrite it")
+    if args.rollup_out and not Path(args.rollup_out).parent.is_dir():
+        raise InputError(args.rollup_out, "cannot be written: its folder does not exist")
+    dataset = load(args.paths, harness_warmup=args.harness_warmup)
     failures = 0
     for problem in dataset.problems:
         print(f"segview: skipped {problem}", file=sys.stderr)
@@ -123,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
     specs_by_name = {sp.name: sp for sp in specs}
     if args.per_dimension:
         dataset.series = [d for s in dataset.series for d in s.dimensions()]
+    note = warmup_note(dataset.series, args.harness_warmup)
+    if note:
+        print(f"segview: note: {note}", file=sys.stderr)
     longest = max((len(s) for s in dataset.series), default=0)
     for sp in specs:  # minutes or gigabytes ahead: say so before starting (issue 17)
         note = cost_warning(sp, longest, params[sp.name]) if longest else None
@@ -141,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
             batch, partial = stop.rows, stop
     rows, entries = [], []
     lengths = {s.id: len(s) for s in dataset}
+    by_id = {s.id: s for s in dataset}
     for row in batch:
         if row["error"]:
             print(f"segview: {row['series_id']}, {row['method']}: {row['error']}", file=sys.stderr)
@@ -149,14 +182,21 @@ def run(args: argparse.Namespace) -> int:
         if args.cp_index != "segview":
             row = {**row, "change_points": convert_cps(row["change_points"],
                                                        lengths[row["series_id"]], args.cp_index)}
-        rows.append(result_row(row, specs_by_name[row["method"]]))
-        entries.append(json_entry(row))
+        series = by_id.get(row["series_id"])
+        rows.append(result_row(row, specs_by_name[row["method"]], series))
+        entries.append(json_entry(row, series, args.harness_warmup))
     text = format_rows(rows, args.format, entries)
     out = args.out if partial is None or not args.out else partial_path(args.out)
     if out:
         Path(out).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    if args.rollup or args.rollup_out:
+        summary = rollup_rows(list(dataset), batch, specs)
+        if args.rollup_out:
+            write_whole(args.rollup_out, format_rollup(summary, args.format))
+        if args.rollup:
+            sys.stdout.write(("\n" if not out else "") + format_rollup(summary, "text"))
     if partial is not None:
         print(f"segview: interrupted: partial results, {len(partial.rows)} of {partial.total} "
               f"runs" + (f" written to {out}" if out else ""), file=sys.stderr)

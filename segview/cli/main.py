@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "gui": "open the explorer (default: the bundled sample data)",
     "detect": "run detectors on series files or folders",
     "methods": "list detectors and their parameters",
+    "formats": "list the file formats (readers) segview reads, with examples",
+    "inspect": "say what segview read: benchmarks, executions, warm-up and measured iterations",
     "aggregate": "aggregate judges' labels into ground truth (JAGT)",
     "evaluate": "compare detector outputs with a ground truth",
     "session": "annotation sessions: create, progress, import/export",

@@ -231,3 +231,94 @@ def group(series: Iterable[Series]) -> list[Benchmark]:
             metadata={k: v for k, v in first.items() if k not in _RUN_KEYS},
             warnings=tuple(warnings)))
     return out
+
+
+# --- what was read, and per-benchmark roll-ups of detection results (``segview inspect``,
+# ``segview detect --rollup``) ---------------------------------------------------------------------
+
+def _plain(value: Any) -> Any:
+    """``value`` when it is a JSON value (str, number, bool, None, lists and dicts of them), else
+    its text."""
+    if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+        return str(value)
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def _number(row: Any) -> Any:
+    """A measured value as a JSON number (a list of numbers for a multivariate series)."""
+    return row.tolist() if getattr(row, "ndim", 0) else float(row)
+
+
+def describe_execution(series: Series) -> dict[str, Any]:
+    """What segview read of one execution: ``index`` (execution index), ``warmup`` (the harness's
+    warm-up iterations kept in the values), ``measured`` (the other iterations), ``first`` and
+    ``last`` (the first and last *measured* value; None when every iteration is warm-up), plus
+    ``id``, ``source`` and ``warmup_dropped`` (warm-up iterations dropped at load, 0 if none)."""
+    k = warmup_count(series)
+    n = len(series)
+    dropped = series.metadata.get("warmup_dropped", 0)
+    return {"index": execution_index(series), "warmup": k, "measured": n - k,
+            "first": _number(series.values[k]) if n > k else None,
+            "last": _number(series.values[-1]) if n > k else None,
+            "id": series.id, "source": _plain(series.metadata.get("source")),
+            "warmup_dropped": int(dropped) if isinstance(dropped, int) else 0}
+
+
+def describe(benchmark: Benchmark) -> dict[str, Any]:
+    """A benchmark as a JSON-ready dict (what ``segview inspect`` prints): ``name``, ``harness``,
+    ``unit``, ``direction``, ``executions`` (:func:`describe_execution` each, by execution index),
+    ``params``, ``metadata`` (the run's, as JSON values) and ``warnings`` (the grouping's and the
+    loaders' ``load_warnings`` of its executions, e.g. a crashed execution)."""
+    warnings = list(benchmark.warnings)
+    for s in benchmark.executions:
+        extra = s.metadata.get("load_warnings")
+        if isinstance(extra, (list, tuple)):
+            warnings += [str(w) for w in extra if str(w) not in warnings]
+    return {"name": benchmark.name, "harness": benchmark.harness, "unit": benchmark.unit,
+            "direction": benchmark.direction,
+            "executions": [describe_execution(s) for s in benchmark.executions],
+            "params": _plain(dict(benchmark.params)),
+            "metadata": _plain({k: v for k, v in benchmark.metadata.items()
+                                if k != "load_warnings"}),
+            "warnings": warnings}
+
+
+def rollup(benchmark: Benchmark, results: Mapping[str, Any], *, onset: bool = True
+           ) -> dict[str, Any]:
+    """Summarise one method's results over a benchmark's executions.
+
+    Args:
+        benchmark: the benchmark.
+        results: series id -> result (a :class:`~segview.core.result.DetectionResult` or anything
+            with ``steady_start`` and ``change_points``); an execution without an entry (its run
+            failed, or it was not analysed) counts as not analysed.
+        onset: the method reports steady-state onsets; False for a change-point detector (the
+            steady counts and onset statistics are then None).
+
+    Returns:
+        ``benchmark``, ``executions`` (how many the benchmark has), ``analysed`` (how many have a
+        result), ``steady`` (how many of those reached a steady state), ``onset_median``,
+        ``onset_q1``, ``onset_q3``, ``onset_iqr`` (over the steady executions' onsets, as indices
+        of the analysed values; None when none is steady), and ``change_points``: the number of
+        change points per execution in execution order (None where not analysed).
+    """
+    import numpy as np  # (kept local: the functions above need none of it)
+
+    got = [results.get(s.id) for s in benchmark.executions]
+    done = [r for r in got if r is not None]
+    onsets = [int(r.steady_start) for r in done if r.steady_start is not None] if onset else []
+    q1 = med = q3 = None
+    if onsets:
+        q1, med, q3 = (float(v) for v in np.percentile(np.asarray(onsets, dtype=np.float64),
+                                                          [25, 50, 75]))
+    return {"benchmark": benchmark.name, "executions": len(benchmark.executions),
+            "analysed": len(done), "steady": len(onsets) if onset else None,
+            "onset_median": med, "onset_q1": q1, "onset_q3": q3,
+            "onset_iqr": (q3 - q1) if q1 is not None and q3 is not None else None,
+            "change_points": [len(r.change_points) if r is not None else None for r in got]}

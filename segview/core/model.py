@@ -50,7 +50,7 @@ def as_values(values: ArrayLike, what: str = "series", *, allow_nonfinite: bool 
                                   else ""))
     if arr.size == 0:
         raise InputError(what, "the series is empty")
-    if not allow_nonfinite:
+    if not allow_nonfinite and not np.isfinite(arr).all():
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
             raise InputError(what, f"non-finite value {float(arr[bad[0]])!r} at index {int(bad[0])}"
@@ -169,7 +169,8 @@ def _values_and_dims(values: ArrayLike, what: str, dims: Any
     if isinstance(values, Series):
         return values.values, values.dims
     try:
-        arr = np.array(values, dtype=np.float64)
+        # univariate: as_values makes the one copy; multivariate: this one is the copy
+        arr = (np.array if dims else np.asarray)(values, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise InputError(what, f"values must be numbers ({err})") from None
     if not dims:

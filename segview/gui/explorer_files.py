@@ -222,7 +222,7 @@ class ExplorerFiles:
             self._export_after_batch = path
             self.run_on_all()
             return False
-        rows = [detection_row(s.id, sp, self.results[(s.id, sp.name)]) for s in targets
+        rows = [detection_row(s.id, sp, self.results[(s.id, sp.name)], s) for s in targets
                 for sp in specs if self._has_current_result(s.id, sp.name)]
         n = write_csv(path, rows)
         if partial:

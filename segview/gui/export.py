@@ -6,14 +6,16 @@ from pathlib import Path
 from typing import Any
 
 from ..core.io.detections import CSV_COLUMNS, format_csv  # noqa: F401 (re-exported)
-from ..core.io.detections import detection_row as _row
+from ..core.io.detections import benchmark_columns, detection_row as _row
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
 
-def detection_row(series_id: str, spec: DetectorSpec, res: DetectionResult) -> dict[str, Any]:
-    """One row of the ``segview detect`` table for a result shown in the explorer."""
+def detection_row(series_id: str, spec: DetectorSpec, res: DetectionResult,
+                  series: Any = None) -> dict[str, Any]:
+    """One row of the ``segview detect`` table for a result shown in the explorer (``series``
+    gives its benchmark and execution columns)."""
     return _row(series_id, spec.name, spec.produces, res.steady_start, res.change_points,
-                res.runtime_ms)
+                res.runtime_ms, **(benchmark_columns(series) if series is not None else {}))
 
 
 def write_csv(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:

@@ -1,8 +1,11 @@
 """The detections table written by ``segview detect`` and the explorer's CSV export.
 
-Columns ``series_id,method,steady_index,change_points,runtime_ms``: ``steady_index`` is -1 for
-"never steady" (blank for change-point detectors) and ``change_points`` is ``;``-separated. Both
-front ends write through here so their files compare line by line.
+Columns ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution``:
+``steady_index`` is -1 for "never steady" (blank for change-point detectors) and ``change_points`` is
+``;``-separated; ``benchmark`` and ``execution`` name the benchmark the series belongs to and its
+process execution (:mod:`segview.core.benchmark`; a series without benchmark metadata is its own
+benchmark, execution 0). They come last, so readers that go by position keep working; segview's
+own readers go by header. Both front ends write through here so their files compare line by line.
 
 Change-point index conventions (:data:`CP_INDEX`): ``segview`` (default) writes the 0-based index of
 the first sample of each new segment (R ``cpts()``, ruptures). ``tcpdbench`` writes what TCPDBench
@@ -17,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from . import safecsv
 
-CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms")
+CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms", "benchmark",
+               "execution")
 #: Names of the change-point index conventions (module docstring).
 CP_INDEX = ("segview", "tcpdbench")
 
@@ -42,16 +46,28 @@ def convert_cps(change_points: Iterable[int], n_obs: int, cp_index: str) -> list
 
 
 def detection_row(series_id: str, method: str, produces: str, steady_start: int | None,
-                  change_points: Sequence[int] | Iterable[int], runtime_ms: float
-                  ) -> dict[str, Any]:
-    """One table row; the ``None`` onset becomes -1 (onset detectors) or blank (others)."""
+                  change_points: Sequence[int] | Iterable[int], runtime_ms: float,
+                  benchmark: str | None = None, execution: int = 0) -> dict[str, Any]:
+    """One table row; the ``None`` onset becomes -1 (onset detectors) or blank (others).
+    ``benchmark`` defaults to the series id (a series without benchmark metadata); see
+    :func:`benchmark_columns` for a series' own."""
     if steady_start is None:
         steady: int | str = -1 if produces == "onset" else ""
     else:
         steady = int(steady_start)
     return {"series_id": series_id, "method": method, "steady_index": steady,
             "change_points": ";".join(str(int(c)) for c in change_points),
-            "runtime_ms": round(float(runtime_ms), 3)}
+            "runtime_ms": round(float(runtime_ms), 3),
+            "benchmark": series_id if benchmark is None else benchmark,
+            "execution": int(execution)}
+
+
+def benchmark_columns(series: Any) -> dict[str, Any]:
+    """``benchmark`` and ``execution`` of a :class:`~segview.core.model.Series` as
+    :func:`detection_row` keywords."""
+    from ..benchmark import benchmark_name, execution_index
+
+    return {"benchmark": benchmark_name(series), "execution": execution_index(series)}
 
 
 def format_csv(rows: Iterable[dict[str, Any]]) -> str:

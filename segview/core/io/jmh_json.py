@@ -9,17 +9,30 @@ Two layouts are read:
 
 Series ids: the file stem when the file holds one fork, ``stem/forkK`` (0-based K) when it holds
 several; for JMH result files ``benchmark[params]/forkK``.
+
+A large JMH result file (30 M values are ~1.2 GB of JMH's pretty-printed JSON) is read by
+:func:`_read_results_fast`: the ``rawData`` number lists are cut out of the bytes and converted by
+Arrow's string-to-double cast (correctly rounded, so the doubles are those Python's ``json`` gives)
+and only the rest of the file goes through ``json``. Anything unusual in them (a nested list,
+a string, an empty fork, NaN) sends the file to the ordinary path, which gives the result or the
+precise error. (The cast reads numbers as Python's ``float()`` does, so the few forms JSON forbids
+but ``float()`` takes, ``1.``, ``.5``, ``+1``, ``01``, are read there rather than refused; JMH
+writes none of them.)
 """
 from __future__ import annotations
 
+import json
 import math
+import mmap
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..benchmark import HIGHER, LOWER, direction_for_unit, execution
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile, finite_floats, read_json
+from .readers import NotSeriesFile, check_regular, finite_floats, read_json
 
 
 def sniff(head: str) -> bool:
@@ -28,6 +41,8 @@ def sniff(head: str) -> bool:
 
 def _numbers(values: Any, path: Path, where: str) -> Any:
     """The fork as float64 (vectorised); a bad value raises DataFormatError naming its index."""
+    if isinstance(values, np.ndarray):  # parsed and checked by _read_results_fast
+        return values
     if not isinstance(values, list):
         raise DataFormatError(str(path), f"expected a list of numbers, got {type(values).__name__}",
                               where)
@@ -62,7 +77,10 @@ def _bench_name(entry: dict[str, Any]) -> str:
     return name
 
 
-def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
+def _read_jmh_results(data: list[Any], path: Path,
+                      parsed: list[list[np.ndarray]] | None = None) -> list[Series]:
+    """Series of a JMH result file; ``parsed`` holds the rawData lists :func:`_read_results_fast`
+    cut out (``rawData`` is then their index)."""
     out: list[Series] = []
     for b, entry in enumerate(data):
         where = f"benchmark {b}"
@@ -70,6 +88,8 @@ def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
         if not isinstance(metric, dict):
             raise DataFormatError(str(path), "JMH result entry has no primaryMetric object", where)
         raw = metric.get("rawData")
+        if parsed is not None and type(raw) is int:
+            raw = parsed[raw]
         if not isinstance(raw, list) or not raw:
             raise DataFormatError(str(path), "JMH result entry has no primaryMetric.rawData", where)
         name = _bench_name(entry)
@@ -93,9 +113,150 @@ def _read_jmh_results(data: list[Any], path: Path) -> list[Series]:
     return out
 
 
+#: files from this size on try :func:`_read_results_fast` (smaller ones gain nothing from it)
+FAST_MIN_BYTES = 1 << 20
+_KEY = b'"rawData"'
+_WS = b" \t\r\n"
+_TRIM = " \t\r\n,[]"
+
+
+def _read_results_fast(path: Path) -> list[Series] | None:
+    """A JMH result file with its ``rawData`` lists parsed in bulk, or None when the file is not
+    one or anything in it is unusual (the ordinary reader then gives the result or the error).
+
+    Each ``"rawData": [[v, ...], ...]`` is located in the bytes (forks: ``[`` ... the first ``]``,
+    no ``[`` inside), split at its commas into one Arrow string array per benchmark, trimmed of
+    whitespace, commas and brackets, and cast to float64 (Arrow's correctly rounded parser). A
+    token that is not a number (a string, ``null``, an empty fork) fails the cast; NaN and
+    infinities fail the finite check. The rest of the file, with each ``rawData`` replaced by its
+    index, is ordinary JSON.
+    """
+    try:
+        if check_regular(path) < FAST_MIN_BYTES:
+            return None
+        import pyarrow  # noqa: F401  (a dependency; without it, the ordinary path)
+        with open(path, "rb") as fh:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (DataFormatError, ImportError, OSError, ValueError, MemoryError):
+        return None
+    try:
+        cut = _cut_raw_data(data)
+    finally:
+        try:
+            data.close()
+        except BufferError:  # a view of it is still alive: closed when it is collected
+            pass
+    if cut is None:
+        return None
+    skeleton, parsed = cut
+    try:
+        doc = json.loads(b"".join(skeleton).decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, list) or not doc or not all(isinstance(e, dict) for e in doc):
+        return None
+    refs = [(e.get("primaryMetric") or {}).get("rawData") if isinstance(
+        e.get("primaryMetric"), dict) else None for e in doc]
+    if any(type(r) is not int or not 0 <= r < len(parsed) for r in refs) or \
+            len(set(refs)) != len(refs):
+        return None
+    parsed = [[np.ascontiguousarray(f) for f in forks] for forks in parsed]
+    return _read_jmh_results(doc, path, parsed)
+
+
+def _cut_raw_data(data: mmap.mmap) -> tuple[list[bytes], list[list[np.ndarray]]] | None:
+    """The file without its rawData values (each replaced by its index) and the values, per
+    benchmark and fork; None when anything is unusual. Pages already read are handed back to the
+    system as it goes (the file is mapped, not read into memory), so the peak memory is the
+    values, not the text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if data[:4096].lstrip(b"\xef\xbb\xbf" + _WS)[:1] != b"[" or data.find(_KEY) < 0:
+        return None
+    drop = getattr(mmap, "MADV_DONTNEED", None)
+    dropped = 0
+    u8 = np.frombuffer(data, dtype=np.uint8)
+    buf = pa.py_buffer(data)
+    # malloc, not Arrow's caching allocator: the intermediate arrays go back to the system at
+    # once instead of adding to the load's peak memory
+    pool = pa.system_memory_pool()
+    parsed: list[list[np.ndarray]] = []
+    skeleton: list[bytes] = []
+    last = pos = 0
+    try:
+        while (i := data.find(_KEY, pos)) >= 0:
+            if data[i - 1:i] == b"\\":
+                return None
+            j = i + len(_KEY)
+            while data[j] in _WS:
+                j += 1
+            if data[j] != 58:  # ':'
+                return None
+            j += 1
+            while data[j] in _WS:
+                j += 1
+            if data[j] != 91:  # '['
+                return None
+            value_start, k, forks = j, j + 1, []
+            while True:
+                while data[k] in _WS:
+                    k += 1
+                if data[k] != 91:
+                    break
+                e = data.find(b"]", k)
+                if e < 0 or data.find(b"[", k + 1, e) >= 0:
+                    return None
+                forks.append((k, e))
+                k = e + 1
+                while data[k] in _WS:
+                    k += 1
+                if data[k] != 44:  # ','
+                    break
+                k += 1
+            if data[k] != 93 or not forks:  # ']' closes rawData
+                return None
+            lo, hi = forks[0][0], forks[-1][1] + 1
+            commas = np.flatnonzero(u8[lo:hi] == 44) + lo
+            offsets = np.empty(commas.size + 2, dtype=np.int64)
+            offsets[0], offsets[-1] = lo, hi
+            offsets[1:-1] = commas + 1
+            tokens = pa.LargeStringArray.from_buffers(commas.size + 1, pa.py_buffer(offsets), buf)
+            texts = pc.ascii_trim(tokens, _TRIM, memory_pool=pool)
+            cast = pc.cast(texts, pa.float64(), memory_pool=pool)
+            if cast.null_count:
+                return None
+            # the doubles as numpy, zero-copy (Array.to_numpy would import pandas: ~1 s)
+            values = np.frombuffer(cast.buffers()[1], dtype=np.float64, count=len(cast),
+                                   offset=cast.offset * 8)
+            if not np.isfinite(values).all():
+                return None
+            negative_zero = np.flatnonzero(np.signbit(values) & (values == 0))
+            if negative_zero.size:  # JSON's integer -0 is Python's int 0, i.e. +0.0
+                values = values.copy()
+                for z in negative_zero:
+                    if not any(c in texts[int(z)].as_py() for c in ".eE"):
+                        values[z] = 0.0
+            ends = np.searchsorted(commas, [e for _, e in forks])
+            parsed.append(np.split(values, ends[:-1] + 1))
+            skeleton += [data[last:value_start], b"%d" % (len(parsed) - 1)]
+            last = pos = k + 1
+            if drop is not None and pos - dropped > 1 << 24:
+                upto = pos // mmap.PAGESIZE * mmap.PAGESIZE
+                data.madvise(drop, dropped, upto - dropped)
+                dropped = upto
+    except (IndexError, ValueError, OSError, pa.ArrowException):
+        return None
+    skeleton.append(data[last:])
+    return skeleton, parsed
+
+
 def read(path: Path) -> list[Series]:
     """Read a JMH fork list or JMH result file; raises DataFormatError naming file and place."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)
+    fast = _read_results_fast(path)
+    if fast is not None:
+        return fast
     data = read_json(path)
     if isinstance(data, dict):
         raise NotSeriesFile(str(path), "a JSON object, not a JMH fork list (a list of forks)")
@@ -106,9 +267,9 @@ def read(path: Path) -> list[Series]:
     if set(map(type, data)) <= {int, float}:
         data = [data]  # a single fork written as a flat list
     forks = [_numbers(fork, path, f"fork {k}") for k, fork in enumerate(data)]
-    stem = path.stem
+    stem, source = path.stem, str(path)
     # A fork list carries no unit: the direction stays unknown.
     return [execution(f, benchmark=stem, index=k, harness="jmh",
                       id=stem if len(forks) == 1 else f"{stem}/fork{k}",
-                      metadata={"source": str(path), "fork": k, "format": "jmh"})
+                      metadata={"source": source, "fork": k, "format": "jmh"})
             for k, f in enumerate(forks)]
