@@ -21,10 +21,10 @@ from ..core import registry
 from ..core.errors import ParameterError
 from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
 from ..core.limits import cost_warning
-from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps, detection_row, format_csv
 from ..core.params import Params
 from ..core.registry import DetectorSpec
+from .loading import add_columns_option, load_series
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
 
@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("detect", help="run detectors on series files or folders",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", help="series files or folders")
+    add_columns_option(p)
     p.add_argument("-m", "--method", action="append", default=None,
                    help="detector name (repeatable or comma-separated); 'all' = every steady-state "
                         "detector; see `segview methods`")
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     params = resolve_params(specs, parse_param_args(args.param), args.preset)
     if not args.paths:
         raise ParameterError("PATH", "give at least one series file or folder")
-    dataset = load(args.paths)
+    dataset = load_series(args, args.paths)
     failures = 0
     for problem in dataset.problems:
         print(f"segview: skipped {problem}", file=sys.stderr)

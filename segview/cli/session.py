@@ -17,6 +17,7 @@ from ..core.annotation.session import AnnotationSession
 from ..core.annotation.store import PROTOCOLS, Store
 from ..core.annotation.tables import write_ground_truth_csv, write_judgments_csv
 from ..core.errors import InputError
+from .loading import add_columns_option, load_series
 
 
 def _db(p: argparse.ArgumentParser) -> None:
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = ss.add_parser("create", help="create a session from data files or folders")
     c.add_argument("name")
     c.add_argument("data", nargs="+", help="series files or folders")
+    add_columns_option(c)
     c.add_argument("--protocol", choices=PROTOCOLS, default="steady_state")
     c.add_argument("--rule", choices=RULES, default="general", help="aggregation rule")
     c.add_argument("--eps", type=float, default=50.0, help="DBSCAN eps in samples (default 50)")
@@ -130,9 +132,7 @@ def _open_store(args: argparse.Namespace) -> Store:
 
 
 def _create(store: Store, args: argparse.Namespace) -> int:
-    from ..core.io import load
-
-    ds = load(args.data, fill_missing=args.fill_missing)
+    ds = load_series(args, args.data, fill_missing=args.fill_missing)
     for problem in ds.problems:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)
     if not len(ds):

@@ -1,0 +1,62 @@
+"""Loading series for the commands that read them (detect, evaluate, sensitivity, tune, session
+create, inspect): one place for ``--columns`` and what is said about it on stderr.
+
+``--columns bench=NAME,exec=NAME,iter=NAME,value=NAME,...`` reads CSV/TSV tables through a column
+mapping (:mod:`segview.core.io.columns`) and remembers it for their folders; a later command on a
+table in such a folder without ``--columns`` uses the remembered mapping and says so on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..core.io import Dataset, load
+from ..core.io import columns as cols
+
+COLUMNS_HELP = ("read CSV/TSV tables through a column mapping: KEY=COLUMN pairs, keys bench, exec, "
+                "iter, value, unit, time, warmup (a column whose true cells mark warm-up "
+                "iterations), unit_value (a fixed unit), layout=long|wide (wide: value=a,b,c or "
+                "value=*), delimiter=tab|comma|semicolon; e.g. --columns bench=name,exec=fork,"
+                "iter=i,value=ns. Remembered for the tables' folders: later commands there use it "
+                "without --columns")
+
+
+def add_columns_option(p: argparse.ArgumentParser) -> None:
+    """Give a command that loads series the ``--columns SPEC`` option."""
+    p.add_argument("--columns", metavar="SPEC", default=None, help=COLUMNS_HELP)
+
+
+def load_series(args: argparse.Namespace, paths: Iterable[Any], **kwargs: Any) -> Dataset:
+    """``segview.load(paths)`` with the command's ``--columns`` (checked before anything is
+    read); the mapping is remembered for the folders of the paths, and every table read with a
+    remembered mapping is named on stderr."""
+    paths = list(paths)
+    spec = getattr(args, "columns", None)
+    mapping = cols.parse_columns(spec) if spec else None
+    ds = load(paths, columns=mapping, **kwargs)
+    if mapping is not None:
+        folders = {}
+        for raw in paths:
+            p = Path(raw)
+            folders.setdefault(str(p if p.is_dir() else p.parent), p)
+        for p in folders.values():
+            cols.remember_mapping(p, mapping)
+        print(f"segview: column mapping {mapping.spec()} remembered for "
+              f"{', '.join(sorted(folders))}", file=sys.stderr)
+    announce_remembered(ds.series)
+    return ds
+
+
+def announce_remembered(series: Iterable[Any]) -> None:
+    """Name on stderr each file read with a mapping remembered for its folder."""
+    seen: dict[str, str] = {}
+    for s in series:
+        meta = s.metadata
+        if meta.get("columns_source") == "remembered":
+            seen.setdefault(str(meta.get("source")), str(meta.get("columns")))
+    for source, spec in seen.items():
+        print(f"segview: {source}: read with the column mapping remembered for its folder "
+              f"({spec}); pass --columns to use another", file=sys.stderr)
