@@ -1,7 +1,5 @@
 """``perf stat -x,`` output (Linux perf's CSV mode) as benchmarks: one benchmark per event.
 
-(This module reads a file without a header; a table with one goes to the column mapping.)
-
 Format (``perf-stat(1)``, section "CSV FORMAT", checked against perf 6.1.192 on Debian): one line
 per event, fields separated by the ``-x`` string (here ``,`` or ``;``)::
 

@@ -174,7 +174,10 @@ def reader_for(path: Path) -> Reader:
         if r.sniff(head):
             return r
     if by_ext:
-        return by_ext[0]  # a known extension: let its reader produce a precise error
+        # a known extension that no sniffer accepts: its first-registered reader (the general
+        # one: csv for .csv, Extra-P for .txt, JMH for .json) reads it or gives the precise
+        # error; a more specific reader registered later must not take files it did not sniff
+        return next(r for r in _READERS.values() if r in by_ext)
     for r in readers:  # an unknown extension: go by content
         if r.sniff(head):
             return r
