@@ -31,21 +31,23 @@ def add_columns_option(p: argparse.ArgumentParser) -> None:
 
 def load_series(args: argparse.Namespace, paths: Iterable[Any], **kwargs: Any) -> Dataset:
     """``segview.load(paths)`` with the command's ``--columns`` (checked before anything is
-    read); the mapping is remembered for the folders of the paths, and every table read with a
-    remembered mapping is named on stderr."""
+    read); the mapping is remembered for the folders of the tables read with it, and every table
+    read with a remembered mapping is named on stderr."""
     paths = list(paths)
     spec = getattr(args, "columns", None)
     mapping = cols.parse_columns(spec) if spec else None
     ds = load(paths, columns=mapping, **kwargs)
     if mapping is not None:
-        folders = {}
-        for raw in paths:
-            p = Path(raw)
-            folders.setdefault(str(p if p.is_dir() else p.parent), p)
-        for p in folders.values():
-            cols.remember_mapping(p, mapping)
-        print(f"segview: column mapping {mapping.spec()} remembered for "
-              f"{', '.join(sorted(folders))}", file=sys.stderr)
+        folders = sorted({str(Path(str(s.metadata["source"])).parent) for s in ds.series
+                          if s.metadata.get("columns_source") == "given"})
+        for folder in folders:
+            cols.remember_mapping(Path(folder), mapping)
+        if folders:
+            print(f"segview: column mapping {mapping.spec()} remembered for "
+                  f"{', '.join(folders)}", file=sys.stderr)
+        else:
+            print(f"segview: warning: no table was read with the column mapping {mapping.spec()}",
+                  file=sys.stderr)
     announce_remembered(ds.series)
     return ds
 

@@ -105,3 +105,11 @@ def test_every_loading_command_has_the_option(command):
     if len(command) > 1:
         sub = next(a for a in sub._actions if a.dest == "session_command").choices[command[1]]
     assert "--columns" in {o for a in sub._actions for o in a.option_strings}
+
+
+def test_mapping_that_reads_no_table_is_not_remembered(config, tmp_path, capsys):
+    (tmp_path / "a.json").write_text("[[1, 2, 3, 4, 5]]")
+    with registered(FAKE_ONSET):
+        rc = main(["detect", str(tmp_path), "-m", "fake_onset", "--columns", SPEC])
+    assert rc == 0 and "no table was read with the column mapping" in capsys.readouterr().err
+    assert cols.remembered_mapping(tmp_path, config_dir=config) is None

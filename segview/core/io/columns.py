@@ -656,8 +656,10 @@ def fits(mapping: ColumnMapping, header: list[str]) -> bool:
 def mapping_for(path: Path, remembered: Mapping[str, ColumnMapping]) -> ColumnMapping | None:
     """The remembered mapping that applies to the table ``path``: the one of its folder, when the
     file's header has every column it names (another table in the folder is read as usual)."""
+    if path.suffix.lower() not in TABLE_EXTENSIONS:
+        return None
     m = remembered.get(_folder_key(path))
-    if m is None or path.suffix.lower() not in TABLE_EXTENSIONS:
+    if m is None:
         return None
     header = header_of(path, m.delimiter)
     return m if header is not None and fits(m, header) else None
