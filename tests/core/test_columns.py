@@ -278,3 +278,11 @@ def test_load_with_columns_on_a_folder_maps_only_fitting_tables(tmp_path):
     assert ds.by_id("A/exec0").metadata["columns_source"] == "given"
     with pytest.raises(DataFormatError, match="no column 'ns'"):
         load(data / "plain.csv", columns="value=ns")  # a file named: the mapping must fit
+
+
+@pytest.mark.parametrize("column,unit", [("wallclock_ms", "ms"), ("time (ns)", "ns"),
+                                         ("duration_s", "s"), ("score", None), ("items", None)])
+def test_guess_takes_the_unit_from_the_value_column_name(tmp_path, column, unit):
+    path = write(tmp_path / "t.csv", f"bench,{column}\nA,1\n")
+    m = cols.guess_mapping(path)
+    assert m.value == column and m.unit_value == unit

@@ -57,7 +57,7 @@ def test_guess_is_preselected_and_preview_shows_counts(qtbot, table):
     lens = sorted({sum(1 for r in rows if (r["benchmark"], r["fork"]) == e) for e in execs})
     assert dlg.preview_label.text() == (
         f"Would load: {len(benches)} benchmark(s) x {len(execs)} execution(s) x "
-        f"{lens[0]}-{lens[-1]} iterations")
+        f"{lens[0]}-{lens[-1]} iterations, unit {rows[0]['unit']} (lower is better)")
     assert dlg.grid.rowCount() == len(rows) and dlg.grid.columnCount() == 6
     assert dlg.grid.item(0, 3).text() == rows[0]["time_ns"]
 
@@ -76,7 +76,8 @@ def test_preview_updates_on_a_combo_change(qtbot, table):
     with qtbot.waitSignal(dlg.previewed, timeout=2000) as sig:
         dlg.combos["iteration"].setCurrentText("(none)")
     assert sig.args[0] == (f"Would load: {len(benches)} benchmark(s) x {len(benches)} "
-                           f"execution(s) x {per_bench[0]}-{per_bench[-1]} iterations")
+                           f"execution(s) x {per_bench[0]}-{per_bench[-1]} iterations, "
+                           f"unit {rows[0]['unit']} (lower is better)")
     assert ok.isEnabled()
     with qtbot.waitSignal(dlg.previewed, timeout=2000) as sig:
         dlg.combos["value"].setCurrentText("benchmark")

@@ -43,6 +43,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -479,6 +480,13 @@ def summary(series: "list[Series] | str") -> str:
     span = f"{lo}" if lo == hi else f"{lo}-{hi}"
     warm = sum(int(s.metadata.get("warmup", 0)) for s in series)
     extra = f", {warm} warm-up iterations marked" if warm else ""
+    units = sorted({str(s.metadata.get("unit") or "") for s in series})
+    if len(units) > 1:
+        extra += f", units {', '.join(u or '(none)' for u in units)}"
+    elif units[0]:
+        way = {"lower": "lower is better", "higher": "higher is better"}.get(
+            str(series[0].metadata.get("direction")), "direction unknown")
+        extra += f", unit {units[0]} ({way})"
     return (f"{len(benches)} benchmark(s) x {execs} execution(s) x {span} iterations"
             f"{extra}")
 
@@ -557,6 +565,12 @@ def guess_from_table(table: Table) -> ColumnMapping | None:
                                  time=table.header[chosen["time"]] if "time" in chosen else None)
         chosen["value"] = rest[0]
     names = {role: table.header[j] for role, j in chosen.items()}
+    if "unit" not in names:  # a unit in the value column's name: wallclock_ms, time (ns)
+        m = re.search(r"(?:^|[_\s(\[])(ns|us|µs|ms|s|sec|seconds|ops/s|ops_per_s)[)\]]?$",
+                      names["value"].strip().lower())
+        if m:
+            names["unit_value"] = {"sec": "s", "seconds": "s", "ops_per_s": "ops/s"}.get(
+                m.group(1), m.group(1))
     return ColumnMapping(**names)
 
 
