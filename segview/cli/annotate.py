@@ -11,6 +11,7 @@ import sys
 
 from ..core.secrets import mask_secrets
 from ..core.annotation.store import PROTOCOLS, default_db_path
+from .loading import add_columns_option, remember_columns
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "annotation session (steady / unsteady and onset, or change "
                                    "points). Labels go straight into the annotation database.")
     p.add_argument("paths", nargs="*", help="series files or folders (to create a session)")
+    add_columns_option(p)
     p.add_argument("--db", metavar="URL", default=None,
                    help="annotation database: SQLAlchemy URL or SQLite file path (default: "
                         "./segview-annotations.sqlite, or $SEGVIEW_DB)")
@@ -42,4 +44,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(f"annotation database: {mask_secrets(str(args.db or default_db_path().resolve()))}",
           file=sys.stderr)
+    remember_columns(args, args.paths)
     return int(run_window(list(args.paths), args.db, args.session, args.judge, args.protocol))

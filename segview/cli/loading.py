@@ -11,10 +11,10 @@ import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.io import Dataset, load
-from ..core.io import columns as cols
+if TYPE_CHECKING:
+    from ..core.io import Dataset
 
 COLUMNS_HELP = ("read CSV/TSV tables through a column mapping: KEY=COLUMN pairs, keys bench, exec, "
                 "iter, value, unit, time, warmup (a column whose true cells mark warm-up "
@@ -29,10 +29,12 @@ def add_columns_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--columns", metavar="SPEC", default=None, help=COLUMNS_HELP)
 
 
-def load_series(args: argparse.Namespace, paths: Iterable[Any], **kwargs: Any) -> Dataset:
+def load_series(args: argparse.Namespace, paths: Iterable[Any], **kwargs: Any) -> "Dataset":
     """``segview.load(paths)`` with the command's ``--columns`` (checked before anything is
     read); the mapping is remembered for the folders of the tables read with it, and every table
     read with a remembered mapping is named on stderr."""
+    from ..core.io import columns as cols, load
+
     paths = list(paths)
     spec = getattr(args, "columns", None)
     mapping = cols.parse_columns(spec) if spec else None
@@ -50,6 +52,41 @@ def load_series(args: argparse.Namespace, paths: Iterable[Any], **kwargs: Any) -
                   file=sys.stderr)
     announce_remembered(ds.series)
     return ds
+
+
+def remember_columns(args: argparse.Namespace, paths: Iterable[Any]) -> None:
+    """For the commands that hand their paths to a window (gui, annotate): remember ``--columns``
+    for the folders of the tables among ``paths`` that have the mapping's columns, so that the
+    window's load reads them with it.
+
+    Raises:
+        ParameterError: a bad mapping. DataFormatError: a table named on the command line lacks
+            a column the mapping names.
+    """
+    from ..core.io import columns as cols
+
+    spec = getattr(args, "columns", None)
+    if not spec:
+        return
+    mapping = cols.parse_columns(spec)
+    folders: set[str] = set()
+    for raw in paths:
+        p = Path(raw)
+        tables = ([f for f in sorted(p.rglob("*")) if f.suffix.lower() in cols.TABLE_EXTENSIONS
+                   and f.is_file()] if p.is_dir() else [p])
+        for f in tables:
+            header = cols.header_of(f, mapping.delimiter) or []
+            if cols.fits(mapping, header):
+                folders.add(str(f.parent))
+            elif not p.is_dir():
+                cols.read_mapped(f, mapping)  # raises the error naming the missing column
+    for folder in sorted(folders):
+        cols.remember_mapping(Path(folder), mapping)
+    if folders:
+        print(f"segview: column mapping {mapping.spec()} remembered for {', '.join(sorted(folders))}",
+              file=sys.stderr)
+    else:
+        print(f"segview: warning: no table has the columns of {mapping.spec()}", file=sys.stderr)
 
 
 def announce_remembered(series: Iterable[Any]) -> None:

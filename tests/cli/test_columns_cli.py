@@ -97,7 +97,7 @@ def test_folder_with_columns_keeps_other_files(config, table, capsys):
     assert rc == 0 and sorted(ids(out)) == ["fib/exec0", "fib/exec1", "plain"]
 
 
-@pytest.mark.parametrize("command", [["detect"], ["evaluate"], ["sensitivity"], ["tune"],
+@pytest.mark.parametrize("command", [["detect"], ["evaluate"], ["sensitivity"], ["tune"], ["gui"], ["annotate"],
                                      ["session", "create"]])
 def test_every_loading_command_has_the_option(command):
     parser = build_parser(only=command[0])
@@ -113,3 +113,18 @@ def test_mapping_that_reads_no_table_is_not_remembered(config, tmp_path, capsys)
         rc = main(["detect", str(tmp_path), "-m", "fake_onset", "--columns", SPEC])
     assert rc == 0 and "no table was read with the column mapping" in capsys.readouterr().err
     assert cols.remembered_mapping(tmp_path, config_dir=config) is None
+
+
+def test_gui_and_annotate_remember_the_mapping_for_the_window(config, table, capsys,
+                                                              monkeypatch):
+    from segview.cli import loading
+
+    parser = build_parser(only="gui")
+    args = parser.parse_args(["gui", str(table.parent), "--columns", SPEC])
+    loading.remember_columns(args, args.paths)
+    assert cols.remembered_mapping(table, config_dir=config) == cols.parse_columns(SPEC)
+    assert "remembered for" in capsys.readouterr().err
+    args = build_parser(only="annotate").parse_args(["annotate", str(table), "--columns",
+                                                     "bench=name,value=nope"])
+    with pytest.raises(Exception, match="no column 'nope'"):
+        loading.remember_columns(args, args.paths)
