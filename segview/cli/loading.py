@@ -83,8 +83,8 @@ def remember_columns(args: argparse.Namespace, paths: Iterable[Any]) -> None:
     for folder in sorted(folders):
         cols.remember_mapping(Path(folder), mapping)
     if folders:
-        print(f"segview: column mapping {mapping.spec()} remembered for {', '.join(sorted(folders))}",
-              file=sys.stderr)
+        print(f"segview: column mapping {mapping.spec()} remembered for "
+              f"{', '.join(sorted(folders))}", file=sys.stderr)
     else:
         print(f"segview: warning: no table has the columns of {mapping.spec()}", file=sys.stderr)
 

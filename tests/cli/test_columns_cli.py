@@ -97,7 +97,8 @@ def test_folder_with_columns_keeps_other_files(config, table, capsys):
     assert rc == 0 and sorted(ids(out)) == ["fib/exec0", "fib/exec1", "plain"]
 
 
-@pytest.mark.parametrize("command", [["detect"], ["evaluate"], ["sensitivity"], ["tune"], ["gui"], ["annotate"],
+@pytest.mark.parametrize("command", [["detect"], ["evaluate"], ["sensitivity"], ["tune"], ["gui"],
+                                     ["annotate"],
                                      ["session", "create"]])
 def test_every_loading_command_has_the_option(command):
     parser = build_parser(only=command[0])

@@ -47,7 +47,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -296,7 +296,8 @@ def _time(cell: str, path: Path, line: int, column: str) -> float:
             stamp = datetime.fromisoformat(cell.replace("Z", "+00:00"))
         except ValueError:
             raise DataFormatError(str(path), f"{cell!r} is neither a number nor an ISO 8601 "
-                                             "date/time", f"line {line}, column {column!r}") from None
+                                             "date/time",
+                                  f"line {line}, column {column!r}") from None
         if stamp.tzinfo is None:
             stamp = stamp.replace(tzinfo=timezone.utc)
         return stamp.timestamp()
@@ -313,7 +314,8 @@ def _flag(cell: str, path: Path, line: int, column: str) -> bool:
     if c in _FALSE:
         return False
     raise DataFormatError(str(path), f"{cell!r} does not say warm-up or not (use 1/0, true/false, "
-                                     "yes/no, warmup/measurement)", f"line {line}, column {column!r}")
+                                     "yes/no, warmup/measurement)",
+                          f"line {line}, column {column!r}")
 
 
 @dataclass
@@ -680,7 +682,7 @@ def mapping_for(path: Path, remembered: Mapping[str, ColumnMapping]) -> ColumnMa
 
 
 def header_of(path: Path, delimiter: str | None = None) -> list[str] | None:
-    """The first non-blank line's cells, read from the file's first 64 KiB (None when unreadable)."""
+    """The first non-blank line's cells, from the file's first 64 KiB (None when unreadable)."""
     try:
         head = read_head(path, 1 << 16)
     except DataFormatError:
@@ -696,6 +698,3 @@ def header_of(path: Path, delimiter: str | None = None) -> list[str] | None:
     row = next(csv.reader([lines[0]], delimiter=delimiter), [])
     return [unescape_cell(c.strip()) for c in row]
 
-
-def with_delimiter(mapping: ColumnMapping, delimiter: str | None) -> ColumnMapping:
-    return replace(mapping, delimiter=delimiter)

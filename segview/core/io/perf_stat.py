@@ -15,9 +15,9 @@ per event, fields separated by the ``-x`` string (here ``,`` or ``;``)::
   adding runs to one file).
 
 What a file becomes: a benchmark per event, named ``FILE-STEM/EVENT`` (the CSV output does not
-name the command measured, so the file does). Without ``-I``, every run gives one value per event, so the runs appended to a
-file (a shell loop of ``perf stat -x, -o out.csv --append -e EVENTS -- CMD``) form each event's
-series, one run per iteration, in one execution. With ``-I``, each run (each ``# started on``
+name the command measured, so the file does). Without ``-I``, every run gives one value per
+event, so the runs appended to a file (a shell loop of ``perf stat -x, -o out.csv --append
+-e EVENTS -- CMD``) form each event's series, one run per iteration, in one execution. With ``-I``, each run (each ``# started on``
 block) is one process execution of every event and its intervals are the iterations. Per-CPU
 modes (``-A``, ``--per-core``, ``--per-socket``) add identifier fields and are not read.
 Direction: ``msec`` is a time (lower is better); counts have no direction unless named.
@@ -51,7 +51,7 @@ def _is_value(cell: str) -> bool:
 
 
 def _layout(fields: list[str]) -> str | None:
-    """``"interval"`` or ``"plain"`` for a data line, None when it is not ``perf stat -x`` output."""
+    """``"interval"`` or ``"plain"`` for a data line; None when it is not ``perf stat -x``."""
     f = [c.strip() for c in fields]
     if len(f) >= 6 and _NUM.match(f[0]) and _is_value(f[1]) and _EVENT.match(f[3]) \
             and not _NUM.match(f[2]):
@@ -135,7 +135,8 @@ def read(path: Path) -> list[Series]:
             prev = units.setdefault(event, (unit, line_no))
             if prev[0] != unit:
                 raise DataFormatError(str(path), f"event {event!r} in unit {unit!r} here but "
-                                                 f"{prev[0]!r} on line {prev[1]}", f"line {line_no}")
+                                                 f"{prev[0]!r} on line {prev[1]}",
+                                      f"line {line_no}")
             execs = events.setdefault(event, {})
             if value in NOT_COUNTED:
                 skipped.setdefault(event, []).append(f"line {line_no}: {value}")
@@ -143,7 +144,8 @@ def read(path: Path) -> list[Series]:
                 continue
             v = float(value)
             if not math.isfinite(v):
-                raise DataFormatError(str(path), f"value {value!r} is not finite", f"line {line_no}")
+                raise DataFormatError(str(path), f"value {value!r} is not finite",
+                                      f"line {line_no}")
             execs.setdefault(k if interval else 0, []).append((line_no, v, t, f))
     out: list[Series] = []
     for event, execs in events.items():
