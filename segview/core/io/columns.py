@@ -243,13 +243,16 @@ def read_table(path: str | os.PathLike[str], delimiter: str | None = None) -> Ta
     rows: list[tuple[int, list[str]]] = []
     header: list[str] | None = None
     start = 1
+    escaped = "'" in text  # only then can a cell carry a spreadsheet escape (safecsv)
     try:
         for row in reader:
             line = start
             start = reader.line_num + 1
-            if not any(c.strip() for c in row):
+            cells = [c.strip() for c in row]
+            if not any(cells):
                 continue
-            cells = [unescape_cell(c.strip()) for c in row]
+            if escaped:
+                cells = [unescape_cell(c) for c in cells]
             if header is None:
                 header = cells
             else:
@@ -285,6 +288,17 @@ def _number(cell: str, path: Path, line: int, column: str) -> float:
         raise DataFormatError(str(path), f"{cell!r} is not a number", where) from None
     if not math.isfinite(v):
         raise DataFormatError(str(path), f"value {cell!r} is not finite", where)
+    return v
+
+
+def _fast_number(cell: str, path: Path, line: int, column: str) -> float:
+    """:func:`_number` without its cost on the common case (a plain finite number)."""
+    try:
+        v = float(cell)
+    except ValueError:
+        return _number(cell, path, line, column)  # raises the named error
+    if v - v != 0.0:  # NaN or infinite
+        return _number(cell, path, line, column)
     return v
 
 
@@ -381,7 +395,7 @@ def read_mapped(path: str | os.PathLike[str], mapping: "ColumnMapping | str",
         if "execution" in roles and not label:
             raise DataFormatError(str(p), "the execution is blank",
                                   f"line {line}, column {roles['execution'][1]!r}")
-        order = (_number(row[roles["iteration"][0]], p, line, roles["iteration"][1])
+        order = (_fast_number(row[roles["iteration"][0]], p, line, roles["iteration"][1])
                  if "iteration" in roles else 0.0)
         when = _time(row[roles["time"][0]], p, line, roles["time"][1]) if "time" in roles else None
         warm = _flag(row[roles["warmup"][0]], p, line, roles["warmup"][1]) if "warmup" in roles \
@@ -391,7 +405,7 @@ def read_mapped(path: str | os.PathLike[str], mapping: "ColumnMapping | str",
             cell = row[j]
             if wide and not cell:
                 continue  # a ragged wide table: this column has no value in this row
-            value = _number(cell, p, line, col)
+            value = _fast_number(cell, p, line, col)
             name = (f"{bench}/{col}" if bench is not None else col) if wide else (bench or stem)
             g = groups.get((name, label))
             if g is None:
