@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
 COLUMNS_HELP = ("read CSV/TSV tables through a column mapping: KEY=COLUMN pairs, keys bench, exec, "
                 "iter, value, unit, time, warmup (a column whose true cells mark warm-up "
-                "iterations), unit_value (a fixed unit), layout=long|wide (wide: value=a,b,c or "
-                "value=*), delimiter=tab|comma|semicolon; e.g. --columns bench=name,exec=fork,"
+                "iterations), unit_value (a fixed unit), layout=long|wide|rows (wide: value=a,b,c "
+                "or value=*, each column a benchmark; rows: each row an execution, its value "
+                "columns the iterations), delimiter=tab|comma|semicolon; e.g. --columns bench=name,exec=fork,"
                 "iter=i,value=ns. Remembered for the tables' folders: later commands there use it "
                 "without --columns")
 

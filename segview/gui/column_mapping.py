@@ -3,13 +3,14 @@ value, unit, time and warm-up (:mod:`segview.core.io.columns` does all the readi
 
 It shows the table's first rows, one combo box per role filled with the header's columns (the
 guessed mapping preselected), the layout (long: one value column; wide: every value column a
-benchmark), an optional fixed unit, and a live preview of what would load (benchmarks x
-executions x iterations, or the error naming line and column). OK is enabled only when the
-mapping loads; :meth:`ColumnMappingDialog.mapping` gives it. The explorer remembers it for the
+benchmark; rows: every row an execution), an optional fixed unit, and a live preview of what
+would load (benchmarks x executions x iterations, or the error naming line and column). OK is
+enabled only when the mapping loads; :meth:`ColumnMappingDialog.mapping` gives it. The explorer remembers it for the
 file's folder (:func:`segview.core.io.columns.remember_mapping`) and opens the file with it.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
                                QLabel, QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from ..core.errors import DataFormatError, ParameterError
+from ..core.errors import DataFormatError, ParameterError, SegviewWarning
 from ..core.io import columns as cols
 
 NONE = "(none)"
@@ -76,7 +77,8 @@ class ColumnMappingDialog(QDialog):
         self.layout_box = QComboBox(self)
         self.layout_box.addItems(list(cols.LAYOUTS))
         self.layout_box.setToolTip("long: one value column, a row per iteration; wide: every "
-                                   "value column is a benchmark of its own")
+                                   "value column is a benchmark of its own; rows: every row is "
+                                   "one execution, its value columns the iterations")
         form.addRow("Layout", self.layout_box)
         self.combos: dict[str, QComboBox] = {}
         for role, label in cols.ROLES:
@@ -175,7 +177,9 @@ class ColumnMappingDialog(QDialog):
                 self._result = m
             else:
                 try:
-                    self._result = cols.read_mapped(self.path, m, self._preview_table)
+                    with warnings.catch_warnings():  # said in the preview line (load_warnings)
+                        warnings.simplefilter("ignore", SegviewWarning)
+                        self._result = cols.read_mapped(self.path, m, self._preview_table)
                 except (DataFormatError, ParameterError) as err:
                     self._result = str(err)
         text = cols.summary(self._result)

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 import segview
-from segview.core.errors import DataFormatError, ParameterError
+from segview.core.errors import DataFormatError, ParameterError, SegviewWarning
 from segview.core.io import columns as cols
 from segview.core.io import load
 from segview.core.io.columns import ColumnMapping, parse_columns
@@ -58,7 +58,7 @@ def test_parse_columns_wide_list_and_delimiter_names():
     ("bench=a", "no value column"),
     ("value=a,value=b", "given twice"),
     ("value=a,b", "wide layout"),
-    ("value=v,layout=tall", "layout must be long or wide"),
+    ("value=v,layout=tall", "layout must be long, wide or rows"),
     ("value=v,delimiter=ab", "not one character"),
     ("", "empty column mapping"),
 ])
@@ -286,3 +286,56 @@ def test_guess_takes_the_unit_from_the_value_column_name(tmp_path, column, unit)
     path = write(tmp_path / "t.csv", f"bench,{column}\nA,1\n")
     m = cols.guess_mapping(path)
     assert m.value == column and m.unit_value == unit
+
+
+ROWS = """process_exec_idx,bench_name,0,1,2,3
+0,fib,1.5,1.2,1.1,1.1
+1,fib,1.6,1.3,1.1,
+2,fib,,,,
+0,sort,0.5,0.4,0.4,0.4
+"""
+
+
+def test_rows_layout_each_row_one_execution(tmp_path):
+    path = write(tmp_path / "ws.csv", ROWS)
+    m = cols.guess_mapping(path)
+    assert m == ColumnMapping(value="*", layout="rows", execution="process_exec_idx",
+                              benchmark="bench_name")
+    header, rows = table_rows(ROWS)
+    with pytest.warns(SegviewWarning, match="line 4: execution '2' of 'fib' has no values"):
+        series = cols.read_mapped(path, m)
+    got = {(s.metadata["benchmark"], s.metadata["execution_label"]): s for s in series}
+    expect = {(r[1], r[0]): [float(c) for c in r[2:] if c] for r in rows}
+    assert {k: s.values.tolist() for k, s in got.items()} == {k: v for k, v in expect.items()
+                                                               if v}
+    assert [got[("fib", "0")].metadata["execution"], got[("fib", "1")].metadata["execution"]] \
+        == [0, 1]
+    assert "has no values" in got[("fib", "0")].metadata["load_warnings"][0]
+
+
+@pytest.mark.parametrize("text,spec,where,fragment", [
+    ("e,b,0,1,2\n0,f,1,,2\n", "exec=e,bench=b,value=*,layout=rows", "line 2, column '2'",
+     "after the blank cell"),
+    ("e,b,0,1\n0,f,1,2\n0,f,3,4\n", "exec=e,bench=b,value=*,layout=rows", "line 3",
+     "also on line 2"),
+])
+def test_rows_layout_errors(tmp_path, text, spec, where, fragment):
+    path = write(tmp_path / "r.csv", text)
+    with pytest.raises(DataFormatError) as err:
+        cols.read_mapped(path, spec)
+    assert err.value.where == where and fragment in err.value.reason
+
+
+def test_rows_layout_refuses_iteration_roles(tmp_path):
+    path = write(tmp_path / "r.csv", "e,i,0,1\n0,0,1,2\n")
+    with pytest.raises(ParameterError, match="not used in the rows layout"):
+        cols.read_mapped(path, "exec=e,iter=i,value=0,1,layout=rows")
+
+
+def test_preview_of_a_crashed_row_says_so_without_warning(tmp_path, recwarn):
+    path = write(tmp_path / "ws.csv", ROWS)
+    _, _, result = cols.preview(path, "exec=process_exec_idx,bench=bench_name,value=*,layout=rows")
+    assert not [w for w in recwarn if issubclass(w.category, SegviewWarning)]
+    text = cols.summary(result)
+    assert text.startswith("2 benchmark(s) x 3 execution(s)") and "1 warning(s)" in text
+    assert "line 4" in text

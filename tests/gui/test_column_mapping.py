@@ -153,3 +153,14 @@ def test_file_menu_has_the_entry(qtbot, make_window):
     win = make_window(fakes.FAKE_CP)
     file_menu = win.menuBar().actions()[0].menu()
     assert "Import table with column mapping…" in [a.text() for a in file_menu.actions()]
+
+
+def test_rows_layout_with_a_crashed_execution_in_the_preview(qtbot, tmp_path):
+    path = tmp_path / "ws.csv"
+    path.write_text("process_exec_idx,bench_name,0,1,2\n0,fib,3,2,2\n1,fib,,,\n")
+    dlg = ColumnMappingDialog(path)
+    qtbot.addWidget(dlg)
+    assert dlg.layout_box.currentText() == "rows"
+    text = dlg.preview_label.text()
+    assert text.startswith("Would load: 1 benchmark(s) x 1 execution(s) x 3 iterations")
+    assert "line 3: execution '1' of 'fib' has no values" in text

@@ -6,7 +6,11 @@ A CSV/TSV written by some other tool rarely has segview's own column names. A
 ``value``      the measured value (required). In the **long** layout one column; in the **wide**
                layout several (a comma list, or ``*`` for every column no other role takes): each
                value column is then a benchmark of its own (named ``BENCH/COLUMN`` when there is a
-               benchmark column, else by the column).
+               benchmark column, else by the column). In the **rows** layout each row is one
+               process execution and its value columns (``*`` or a list, in header order) are
+               the iterations (warmup_stats-style tables: ``process_exec_idx,bench_name,0,1,
+               2,...``); trailing blank cells end a row, an empty row is a crashed execution
+               (kept out, with a warning naming its line).
 ``benchmark``  the benchmark's name (without it every row belongs to one benchmark named after
                the file).
 ``execution``  the process execution (fork, process, launch, run...): rows of one benchmark are
@@ -25,7 +29,7 @@ A CSV/TSV written by some other tool rarely has segview's own column names. A
                are kept, marked by the series' ``warmup`` count (see :mod:`segview.core.benchmark`).
 
 On the command line a mapping is written ``bench=NAME,exec=NAME,iter=NAME,value=NAME,unit=NAME,
-time=NAME,warmup=NAME,layout=long|wide`` (:func:`parse_columns`; also ``unit_value=ms`` and
+time=NAME,warmup=NAME,layout=long|wide|rows`` (:func:`parse_columns`; also ``unit_value=ms`` and
 ``delimiter=tab|comma|semicolon|...``); in the wide layout ``value=a,b,c`` lists several columns
 (a piece without ``=`` continues the previous value). :func:`guess_mapping` proposes one from a
 file's header, :func:`preview` shows what it would load, and a mapping chosen for a file is
@@ -46,6 +50,7 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
@@ -53,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from ..benchmark import execution
-from ..errors import DataFormatError, ParameterError
+from ..errors import DataFormatError, ParameterError, SegviewWarning
 from ..model import Series
 from .csv_series import _text_and_delimiter
 from .readers import read_head, read_text
@@ -61,7 +66,7 @@ from .safecsv import unescape_cell
 
 HARNESS = "table"
 FORMAT = "columns"
-LAYOUTS = ("long", "wide")
+LAYOUTS = ("long", "wide", "rows")
 TABLE_EXTENSIONS = (".csv", ".tsv")
 
 #: spec key -> ColumnMapping field
@@ -102,7 +107,7 @@ class ColumnMapping:
         value: the value column (long), or for the wide layout a comma list of columns or ``*``.
         benchmark, execution, iteration, unit, time, warmup: column names, or None.
         unit_value: a fixed unit for every row (when there is no unit column).
-        layout: ``"long"`` or ``"wide"``.
+        layout: ``"long"``, ``"wide"`` or ``"rows"``.
         delimiter: the cell separator, or None to detect it.
     """
 
@@ -121,7 +126,8 @@ class ColumnMapping:
         if not self.value or not str(self.value).strip():
             raise ParameterError("columns", "the mapping needs a value column (value=NAME)")
         if self.layout not in LAYOUTS:
-            raise ParameterError("columns", f"layout must be long or wide, got {self.layout!r}")
+            raise ParameterError("columns", f"layout must be long, wide or rows, got "
+                                            f"{self.layout!r}")
         if self.layout == "long" and ("," in self.value or self.value == "*"):
             raise ParameterError("columns", f"value={self.value} names several columns: that is "
                                             "the wide layout (add layout=wide)")
@@ -157,7 +163,7 @@ class ColumnMapping:
 
 def parse_columns(spec: str) -> ColumnMapping:
     """``bench=NAME,exec=NAME,iter=NAME,value=NAME,unit=NAME,time=NAME,warmup=NAME,layout=long|
-    wide`` as a :class:`ColumnMapping`. A piece without ``=`` continues the previous value (so
+    wide|rows`` as a :class:`ColumnMapping`. A piece without ``=`` continues the previous value (so
     ``layout=wide,value=a,b,c`` lists three value columns).
 
     Raises:
@@ -375,6 +381,8 @@ def read_mapped(path: str | os.PathLike[str], mapping: "ColumnMapping | str",
             raise DataFormatError(str(p), "value=* but every column has another role", "line 1")
     else:
         vcols = [(_column(t, v, "value"), v) for v in m.value_columns()]
+    if m.layout == "rows":
+        return _read_rows(p, t, m, roles, vcols, source)
     need = max([j for j, _ in roles.values()] + [j for j, _ in vcols]) + 1
     wide = m.layout == "wide"
     groups: dict[tuple[str, str], _Group] = {}
@@ -420,15 +428,7 @@ def read_mapped(path: str | os.PathLike[str], mapping: "ColumnMapping | str",
             g.points.append((order, line, value, when, warm))
     if not groups:
         raise DataFormatError(str(p), "no rows below the header")
-    labels: dict[str, list[str]] = {}
-    for (name, label) in groups:
-        labels.setdefault(name, []).append(label)
-    index: dict[tuple[str, str], int] = {}
-    for name, labs in labels.items():
-        if all(_whole(x) is not None for x in labs):
-            labs = sorted(labs, key=lambda x: _whole(x))  # type: ignore[arg-type,return-value]
-        for k, lab in enumerate(labs):
-            index[(name, lab)] = k
+    index = _exec_index(list(groups))
     spec = m.spec()
     out = []
     for (name, label), g in groups.items():
@@ -460,6 +460,94 @@ def read_mapped(path: str | os.PathLike[str], mapping: "ColumnMapping | str",
     return out
 
 
+def _exec_index(keys: "list[tuple[str, str]]") -> dict[tuple[str, str], int]:
+    """Execution numbers per benchmark: 0, 1, ... in the order of the labels (numeric order when
+    every label of the benchmark is a whole number, else first appearance)."""
+    labels: dict[str, list[str]] = {}
+    for name, label in keys:
+        labels.setdefault(name, []).append(label)
+    index: dict[tuple[str, str], int] = {}
+    for name, labs in labels.items():
+        if all(_whole(x) is not None for x in labs):
+            labs = sorted(labs, key=lambda x: _whole(x))  # type: ignore[arg-type,return-value]
+        for k, lab in enumerate(labs):
+            index[(name, lab)] = k
+    return index
+
+
+def _read_rows(p: Path, t: Table, m: ColumnMapping, roles: dict[str, tuple[int, str]],
+               vcols: list[tuple[int, str]], source: str) -> list[Series]:
+    """The rows layout: each row one execution, its value columns the iterations."""
+    unused = [r for r in ("iteration", "time", "warmup") if r in roles]
+    if unused:
+        raise ParameterError("columns", f"{', '.join(unused)} not used in the rows layout (each "
+                                        "row is one execution, its value columns the iterations)")
+    rows: dict[tuple[str, str], tuple[int, list[float], str | None]] = {}
+    crashed: list[tuple[str, str, int]] = []
+    counts: dict[str, int] = {}
+    for line, row in t.rows:
+        bench = row[roles["benchmark"][0]] if "benchmark" in roles and roles["benchmark"][0] < len(
+            row) else (None if "benchmark" in roles else p.stem)
+        if not bench:
+            raise DataFormatError(str(p), "the benchmark name is blank",
+                                  f"line {line}, column {roles['benchmark'][1]!r}")
+        if "execution" in roles:
+            j, name = roles["execution"]
+            label = row[j] if j < len(row) else ""
+            if not label:
+                raise DataFormatError(str(p), "the execution is blank",
+                                      f"line {line}, column {name!r}")
+        else:
+            label = str(counts.get(bench, 0))
+        counts[bench] = counts.get(bench, 0) + 1
+        if (bench, label) in rows:
+            raise DataFormatError(str(p), f"execution {label!r} of {bench!r} is also on line "
+                                          f"{rows[(bench, label)][0]}", f"line {line}")
+        values: list[float] = []
+        ended: str | None = None
+        for j, col in vcols:
+            cell = row[j] if j < len(row) else ""
+            if not cell:
+                ended = ended or col
+                continue
+            if ended is not None:
+                raise DataFormatError(str(p), f"a value after the blank cell in column {ended!r}",
+                                      f"line {line}, column {col!r}")
+            values.append(_fast_number(cell, p, line, col))
+        unit = row[roles["unit"][0]] if "unit" in roles and roles["unit"][0] < len(row) else None
+        rows[(bench, label)] = (line, values, unit)
+        if not values:
+            crashed.append((bench, label, line))
+    if not rows:
+        raise DataFormatError(str(p), "no rows below the header")
+    index = _exec_index(list(rows))
+    notes: dict[str, list[str]] = {}
+    for bench, label, line in crashed:
+        notes.setdefault(bench, []).append(
+            f"{p}: line {line}: execution {label!r} of {bench!r} has no values (crashed?); "
+            "the benchmark's other executions are kept")
+    spec = m.spec()
+    out: list[Series] = []
+    first_of: set[str] = set()
+    for (bench, label), (line, values, unit) in rows.items():
+        if not values:
+            continue
+        meta: dict[str, Any] = {"source": str(p), "format": FORMAT, "columns": spec,
+                                "columns_source": source, "execution_label": label}
+        if bench in notes and bench not in first_of:
+            meta["load_warnings"] = list(notes[bench])
+        first_of.add(bench)
+        out.append(execution(values, benchmark=bench, index=index[(bench, label)],
+                             harness=HARNESS, unit=unit if unit is not None else
+                             (m.unit_value or ""), metadata=meta))
+    for bench, msgs in notes.items():
+        for msg in msgs:
+            warnings.warn(msg, SegviewWarning, stacklevel=3)
+    if not out:
+        raise DataFormatError(str(p), "every row is empty: no execution has values")
+    return out
+
+
 def preview(path: str | os.PathLike[str], mapping: "ColumnMapping | str | None", rows: int = 20
             ) -> tuple[list[str], list[list[str]], "list[Series] | str"]:
     """The table's header, its first ``rows`` rows, and what ``mapping`` would load: the series,
@@ -478,7 +566,9 @@ def preview(path: str | os.PathLike[str], mapping: "ColumnMapping | str | None",
     if mapping is None:
         return table.header, head, "choose a value column"
     try:
-        return table.header, head, read_mapped(path, mapping, table)
+        with warnings.catch_warnings():  # a preview is not a load: its warnings are in the
+            warnings.simplefilter("ignore", SegviewWarning)  # series' load_warnings
+            return table.header, head, read_mapped(path, mapping, table)
     except (DataFormatError, ParameterError) as err:
         return table.header, head, str(err)
 
@@ -495,6 +585,7 @@ def summary(series: "list[Series] | str") -> str:
     lo, hi = min(its), max(its)
     span = f"{lo}" if lo == hi else f"{lo}-{hi}"
     warm = sum(int(s.metadata.get("warmup", 0)) for s in series)
+    notes = [n for s in series for n in s.metadata.get("load_warnings", ())]
     extra = f", {warm} warm-up iterations marked" if warm else ""
     units = sorted({str(s.metadata.get("unit") or "") for s in series})
     if len(units) > 1:
@@ -503,6 +594,8 @@ def summary(series: "list[Series] | str") -> str:
         way = {"lower": "lower is better", "higher": "higher is better"}.get(
             str(series[0].metadata.get("direction")), "direction unknown")
         extra += f", unit {units[0]} ({way})"
+    if notes:
+        extra += f"; {len(notes)} warning(s): {notes[0]}"
     return (f"{len(benches)} benchmark(s) x {execs} execution(s) x {span} iterations"
             f"{extra}")
 
@@ -570,6 +663,13 @@ def guess_from_table(table: Table) -> ColumnMapping | None:
                 continue
             chosen[role] = j
             break
+    iters = [j for j, h in enumerate(head) if h.isdigit() and j not in chosen.values()]
+    if len(iters) >= 2 and "value" not in chosen:  # 0,1,2,...: each row one execution
+        others = [j for j in range(len(head)) if j not in chosen.values() and j not in iters]
+        if not others:
+            names = {role: table.header[j] for role, j in chosen.items()
+                     if role in ("benchmark", "execution", "unit")}
+            return ColumnMapping(value="*", layout="rows", **names)
     if "value" not in chosen:
         rest = [j for j in range(len(head)) if numeric[j] and j not in chosen.values()]
         if not rest:
