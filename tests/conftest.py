@@ -11,6 +11,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Never read or fill the user's cache folder (stored Monte Carlo values would let a test pass
 # without computing); worker processes inherit this.
 os.environ["SEGVIEW_CACHE_DIR"] = tempfile.mkdtemp(prefix="segview-test-cache-")
+# Column mappings remembered per folder go to a throw-away config folder, never the user's.
+os.environ["SEGVIEW_CONFIG_DIR"] = tempfile.mkdtemp(prefix="segview-test-config-")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = (REPO / ".." / "shared").resolve()

@@ -11,6 +11,7 @@ import sys
 
 from ..core.annotation.store import PROTOCOLS
 from .database import add_db_flag, announce, resolve
+from .loading import add_columns_option, remember_columns
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "points). Labels go straight into the annotation database.")
     p.add_argument("paths", nargs="*", help="series files or folders (to create a session)")
     add_db_flag(p)
+    add_columns_option(p)
     p.add_argument("--session", metavar="NAME", help="session to open (or create from PATHs)")
     p.add_argument("--judge", metavar="NAME", help="your name (a new name adds a judge)")
     p.add_argument("--protocol", choices=PROTOCOLS, default="steady_state",
@@ -41,5 +43,6 @@ def run(args: argparse.Namespace) -> int:
               f"with: segview session --help", file=sys.stderr)
         return 2
     announce(location)
+    remember_columns(args, args.paths)
     return int(run_window(list(args.paths), location.spec, args.session, args.judge,
                           args.protocol))

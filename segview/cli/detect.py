@@ -28,12 +28,12 @@ from ..core.benchmark import warmup_count
 from ..core.errors import InputError, ParameterError
 from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
 from ..core.limits import cost_warning
-from ..core.io import load
 from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_cps, detection_row,
                                    format_csv)
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .benchtables import format_rollup, rollup_rows, warmup_note, write_whole
+from .loading import add_columns_option, load_series
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
 
@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("detect", help="run detectors on series files or folders",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", help="series files or folders")
+    add_columns_option(p)
     p.add_argument("-m", "--method", action="append", default=None,
                    help="detector name (repeatable or comma-separated); 'all' = every steady-state "
                         "detector; see `segview methods`")
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.rollup_out, "exists; pass --force to overwrite it")
     if args.rollup_out and not Path(args.rollup_out).parent.is_dir():
         raise InputError(args.rollup_out, "cannot be written: its folder does not exist")
-    dataset = load(args.paths, harness_warmup=args.harness_warmup)
+    dataset = load_series(args, args.paths, harness_warmup=args.harness_warmup)
     failures = 0
     for problem in dataset.problems:
         print(f"segview: skipped {problem}", file=sys.stderr)

@@ -32,6 +32,7 @@ from ..core.evaluation.tables import Predictions, read_cp_truth, read_prediction
 from ..core.diskmemo import user_cache_dir
 from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps
+from .loading import add_columns_option, load_series
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
@@ -86,6 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="parameter for the --method detectors that declare it")
     add_preset_option(p)
     p.add_argument("--series", nargs="+", metavar="PATH", help="series files or folders")
+    add_columns_option(p)
     p.add_argument("--cp-truth", metavar="FILE.json",
                    help="multi-annotator change points {series_id: {annotator: [cp, ...]}}; "
                         "default: the annotations.json of a TCPD --series folder (or a "
@@ -163,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     series: list = []
     dataset = None
     if args.series:
-        dataset = load(args.series)
+        dataset = load_series(args, args.series)
         for problem in dataset.problems:
             print(f"segview: skipped {problem}", file=sys.stderr)
             failures += 1

@@ -4,10 +4,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .loading import add_columns_option, remember_columns
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("gui", help="open the explorer (default: the bundled sample data)")
     p.add_argument("paths", nargs="*", help="files or folders to open")
+    add_columns_option(p)
     p.add_argument("--screenshot", metavar="FILE.png",
                    help="render the main window once every enabled detector finished on the first "
                         "series, save it and exit")
@@ -28,4 +31,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"segview: GUI not available ({err}); the command line works: segview --help",
               file=sys.stderr)
         return 0
+    remember_columns(args, args.paths)
     return int(run_gui(list(args.paths), args.screenshot, args.fill_missing))

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core import registry
 from ..core.evaluation import sensitivity as sens
 from ..core.evaluation.tables import read_truth
-from ..core.io import load
+from .loading import add_columns_option, load_series
 from .evaluate import add_batch_options, batch_kwargs
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sensitivity", help="Sobol sensitivity analysis of a detector's parameters",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="series files or folders")
+    add_columns_option(p)
     p.add_argument("--truth", required=True, metavar="GT.csv", help="ground-truth table")
     p.add_argument("-m", "--method", required=True, help="registered detector name")
     p.add_argument("--range", action="append", default=[], metavar="NAME=LOW:HIGH[:KIND]",
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     spec = registry.get(args.method)
     truth = read_truth(args.truth)
-    series = list(load(args.paths))
+    series = list(load_series(args, args.paths))
     factors = [sens.parse_range(r) for r in args.range] or None
     fixed = {**preset_values(spec, args.preset), **parse_param_args(args.fix)}
     with ProgressBar(1, "sensitivity") as bar:

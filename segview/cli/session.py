@@ -19,6 +19,7 @@ from ..core.annotation.store import PROTOCOLS, Store
 from ..core.annotation.tables import write_ground_truth_csv, write_judgments_csv
 from ..core.errors import InputError
 from .database import add_db_flag, announce, resolve
+from .loading import add_columns_option, load_series
 
 
 def _db(p: argparse.ArgumentParser) -> None:
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = ss.add_parser("create", help="create a session from data files or folders")
     c.add_argument("name")
     c.add_argument("data", nargs="+", help="series files or folders")
+    add_columns_option(c)
     c.add_argument("--protocol", choices=PROTOCOLS, default="steady_state")
     c.add_argument("--rule", choices=RULES, default="general", help="aggregation rule")
     c.add_argument("--eps", type=float, default=50.0, help="DBSCAN eps in samples (default 50)")
@@ -131,13 +133,12 @@ def _open_store(args: argparse.Namespace) -> Store:
 
 def _create(store: Store, args: argparse.Namespace) -> int:
     from ..core.annotation.store import MAX_NAME, check_text, shown
-    from ..core.io import load
 
     for name in [*args.judge, *args.adjudicator]:  # before the session is written
         if not name.strip():
             raise InputError("--judge", "a judge name is empty")
         check_text(name, f"judge name {shown(name)}", MAX_NAME)
-    ds = load(args.data, fill_missing=args.fill_missing)
+    ds = load_series(args, args.data, fill_missing=args.fill_missing)
     for problem in ds.problems:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)
     if not len(ds):

@@ -24,9 +24,9 @@ from ..core.errors import DataFormatError, ParameterError
 from ..core.evaluation import tune as tn
 from ..core.evaluation.tables import read_predictions
 from ..core.evaluation.tables import read_truth
-from ..core.io import load
 from ..core.io.labels_csv import read_labels
 from .evaluate import add_batch_options, batch_kwargs
+from .loading import add_columns_option, load_series
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tune", help="grid search of a detector's parameters against a ground truth",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="series files or folders")
+    add_columns_option(p)
     p.add_argument("--truth", required=True, metavar="GT.csv", help="ground-truth table")
     p.add_argument("-m", "--method", required=True, help="registered detector name")
     p.add_argument("--grid", action="append", default=[], metavar="NAME=VALUES",
@@ -102,7 +103,7 @@ def format_csv(res: tn.TuneResult) -> str:
 def run(args: argparse.Namespace) -> int:
     spec = registry.get(args.method)
     truth = read_truth(args.truth)
-    series = list(load(args.paths))
+    series = list(load_series(args, args.paths))
     grid = dict(tn.parse_grid(g) for g in args.grid) or None
     fixed = {**preset_values(spec, args.preset), **parse_param_args(args.fix)}
     refs = _references(args.reference)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
 
 from ..core.errors import RecoverableError
 from ..core.io import Dataset, load
+from ..core.io.columns import TABLE_EXTENSIONS, remember_mapping, remembered_mapping
 from ..core.io.labels_csv import LabelRow, read_labels
 from .export import detection_row, export_plot, write_csv
 from .loading import BackgroundLoader, is_small
@@ -68,9 +69,46 @@ class ExplorerFiles:
         try:
             ds = load(paths, fill_missing=getattr(self, "fill_missing", None))
         except RecoverableError as err:
+            if self._offer_column_mapping(paths, str(err)):
+                return True
             self.post(f"Cannot open: {err}")
             return False
         return self._install_dataset(paths, ds)
+
+    def _offer_column_mapping(self, paths: list[str], reason: str) -> bool:
+        """A single CSV/TSV the usual reader cannot read: ask which columns hold what."""
+        if len(paths) != 1 or Path(paths[0]).suffix.lower() not in TABLE_EXTENSIONS \
+                or not Path(paths[0]).is_file():
+            return False
+        self.import_table(paths[0], reason)
+        return True
+
+    def import_table(self, path: str, reason: str | None = None) -> bool:
+        """The column-mapping dialog for ``path``; OK remembers the mapping for its folder and
+        opens the file with it. False when cancelled or nothing loaded."""
+        from .column_mapping import ColumnMappingDialog
+
+        dialog = ColumnMappingDialog(path, remembered_mapping(path), reason, self)
+        self.__dict__["_column_dialog"] = dialog  # tests reach the open dialog here
+        if dialog.exec() != QDialog.DialogCode.Accepted or dialog.mapping() is None:
+            self.post(f"Not opened: {path}" + (f" ({reason})" if reason else ""))
+            return False
+        mapping = dialog.mapping()
+        try:
+            remember_mapping(path, mapping)
+            ds = load([path], columns=mapping)
+        except (RecoverableError, OSError) as err:
+            self.post(f"Cannot open: {err}")
+            return False
+        self.post(f"Column mapping {mapping.spec()} remembered for {Path(path).parent}")
+        return self._install_dataset([path], ds)
+
+    def _on_import_table(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import table with column mapping",
+                                              self.settings.last_folder(),
+                                              "Tables (*.csv *.tsv *.txt);;All files (*)")
+        if path:
+            self.import_table(path)
 
     @property
     def loading(self) -> BackgroundLoader:
@@ -78,7 +116,8 @@ class ExplorerFiles:
         if loader is None:
             loader = BackgroundLoader(self.statusBar(), self)
             loader.loaded.connect(self._install_dataset)
-            loader.failed.connect(lambda paths, msg: self.post(f"Cannot open: {msg}"))
+            loader.failed.connect(lambda paths, msg: self._offer_column_mapping(list(paths), msg)
+                                  or self.post(f"Cannot open: {msg}"))
             loader.cancelled.connect(lambda paths: self.post(
                 f"Loading cancelled: {', '.join(map(str, paths))} (the previous data stays)"))
             self.__dict__["_loader"] = loader

@@ -285,6 +285,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         f = mb.addMenu("&File")
         self._action(f, "&Open file…", self._on_open_file, QKeySequence.StandardKey.Open)
         self._action(f, "Open &folder…", self._on_open_folder, "Ctrl+Shift+O")
+        self._action(f, "Import table with column mapping…", self._on_import_table, None,
+                     "read any CSV/TSV: say which columns hold benchmark, execution, value...")
         self.recent_menu = f.addMenu("Open &recent")
         self.recent_menu.triggered.connect(self._on_recent_triggered)
         self._fill_recent(self.settings.recent_files())

@@ -171,7 +171,8 @@ def _add_export(ds: Dataset, folder: Path) -> None:
 
 def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
          fill_missing: str | None = None, harness_warmup: str = "keep",
-         ctx: RunContext | None = None) -> Dataset:
+         ctx: RunContext | None = None, columns: Any = None,
+         remembered_columns: bool = True) -> Dataset:
     """Load series from a file, a folder, or several of either.
 
     Args:
@@ -184,6 +185,12 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
             ``warmup_dropped`` records how many were dropped). See :mod:`segview.core.benchmark`.
         ctx: progress (the fraction of files read, with the file's name) and cancellation,
             checked between files; a background load in the explorer passes one.
+        columns: a column mapping (:class:`~segview.core.io.columns.ColumnMapping` or a
+            ``"bench=...,exec=...,value=..."`` string) for CSV/TSV tables: a file named here is
+            read with it; in a folder, the tables whose header has the mapping's columns are.
+        remembered_columns: without ``columns``, a table in a folder that has a remembered
+            mapping (:func:`~segview.core.io.columns.remember_mapping`) and the mapping's
+            columns is read with it (its series' metadata say ``columns_source: remembered``).
 
     Raises:
         DataFormatError: a named single file is malformed, or a path does not exist. Problems inside
@@ -199,6 +206,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
         raise DataFormatError("harness_warmup", f"must be 'keep' or 'drop', got {harness_warmup!r}")
     ds = Dataset()
     opts = {"fill_missing": fill_missing}
+    read = _table_reader(columns, remembered_columns)
     for i, raw in enumerate(paths):
         ctx.check()
         p = Path(raw)
@@ -219,7 +227,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
                         ds.problems.append(err)
                     continue
                 try:
-                    ds.series.extend(load_file(f, **opts))
+                    ds.series.extend(read(f, False, opts))
                 except LabelsFileError:
                     ds.label_files.append(f)
                 except NotSeriesFile:
@@ -231,7 +239,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
         else:
             ctx.progress(i / len(paths), f"reading {p.name}")
             try:
-                ds.series.extend(load_file(p, **opts))
+                ds.series.extend(read(p, True, opts))
             except LabelsFileError:
                 ds.label_files.append(p)
             _nearby_annotations(ds, p)
@@ -241,6 +249,28 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
     _check_unique_ids(ds)
     ctx.progress(1.0, f"{len(ds.series)} series read")
     return ds
+
+
+def _table_reader(columns: Any, remembered: bool) -> Any:
+    """``read(path, named, opts)``: a file through the column mapping when one applies (the given
+    ``columns``, or the one remembered for its folder), else through its reader."""
+    from . import columns as cols
+
+    mapping = cols.as_mapping(columns) if columns is not None else None
+    stored = cols.remembered_mappings() if mapping is None and remembered else {}
+
+    def read(path: Path, named: bool, opts: dict[str, Any]) -> list[Series]:
+        if mapping is not None:
+            if named or (path.suffix.lower() in cols.TABLE_EXTENSIONS
+                         and cols.fits(mapping, cols.header_of(path, mapping.delimiter) or [])):
+                return cols.read_mapped(path, mapping)
+        elif stored:
+            found = cols.mapping_for(path, stored)
+            if found is not None:
+                return cols.read_mapped(path, found, source="remembered")
+        return load_file(path, **opts)
+
+    return read
 
 
 def _nearby_annotations(ds: Dataset, path: Path) -> None:

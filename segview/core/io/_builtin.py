@@ -146,3 +146,23 @@ register_reader(_harness(
     harness="criterion", checked="criterion 0.3.6",
     example='{"group_id":"sum","function_id":null,"value_str":"10","throughput":null,\n'
             ' "full_id":"sum/10","directory_name":"sum/10","title":"sum/10"}'))
+
+# Tables and monitoring formats (issue 26): each sniffed by content, ahead of the generic CSV reader
+# (priority 0) and Extra-P text (5) on the extensions they share.
+from . import influx_line, perf_stat, perfherder_csv, prometheus_text  # noqa: E402
+
+register_reader(Reader("perfherder", "Mozilla Perfherder data (*.csv)", (".csv",),
+                       perfherder_csv.sniff, perfherder_csv.read, priority=3,
+                       harness="perfherder", example=perfherder_csv.EXAMPLE,
+                       checked="Treeherder REST API performance/data (treeherder dc3080dd, 2026-08)"))
+register_reader(Reader("perf-stat", "perf stat -x, output (*.csv *.txt)", (".csv", ".txt"),
+                       perf_stat.sniff, perf_stat.read, priority=6, harness="perf",
+                       example=perf_stat.EXAMPLE, checked="perf 6.1.192"))
+register_reader(Reader("prometheus", "Prometheus text exposition (*.prom *.txt *.metrics)",
+                       (".prom", ".metrics", ".txt"), prometheus_text.sniff, prometheus_text.read,
+                       priority=6, harness="prometheus", example=prometheus_text.EXAMPLE,
+                       checked="text format 0.0.4 (prometheus_client 0.26.0)"))
+register_reader(Reader("influx", "InfluxDB line protocol (*.lp *.line *.txt)",
+                       (".lp", ".line", ".influx", ".txt"), influx_line.sniff, influx_line.read,
+                       priority=6, harness="influx", example=influx_line.EXAMPLE,
+                       checked="line protocol v2 (influxdb-client 1.50.0)"))
