@@ -20,8 +20,8 @@ from typing import Any
 
 from ..core.benchmark import describe, group
 from ..core.errors import DataFormatError, ParameterError
-from ..core.io import load
 from ..core.model import Series
+from .loading import add_columns_option, load_series
 
 HELP = "say what segview read: benchmarks, executions, warm-up and measured iterations"
 
@@ -31,10 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="FILE", help="series files or folders")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_columns_option(p)
     p.set_defaults(func=run)
 
 
-def read_all(paths: list[str]) -> tuple[list[Series], list[DataFormatError], list[str]]:
+def read_all(paths: list[str], args: argparse.Namespace | None = None
+             ) -> tuple[list[Series], list[DataFormatError], list[str]]:
     """Every path loaded on its own (one bad file does not stop the others): the series, the
     files that failed and the loaders' warnings."""
     series: list[Series] = []
@@ -43,7 +45,7 @@ def read_all(paths: list[str]) -> tuple[list[Series], list[DataFormatError], lis
         warnings.simplefilter("always")
         for p in paths:
             try:
-                ds = load(p)
+                ds = load_series(args or argparse.Namespace(), [p])
             except DataFormatError as err:
                 problems.append(err)
                 continue
@@ -87,7 +89,7 @@ def format_text(benchmarks: list[dict[str, Any]]) -> str:
 def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise ParameterError("FILE", "give at least one series file or folder")
-    series, problems, notes = read_all(args.paths)
+    series, problems, notes = read_all(args.paths, args)
     benchmarks = [describe(b) for b in group(series)]
     for note in notes:
         print(f"segview: warning: {note}", file=sys.stderr)
