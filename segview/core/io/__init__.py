@@ -184,7 +184,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
     paths = list(paths)
     ctx = ctx or NULL_CONTEXT
     ds = Dataset()
-    opts = {"fill_missing": fill_missing}
+    opts: dict[str, Any] = {"fill_missing": fill_missing}
     for i, raw in enumerate(paths):
         ctx.check()
         p = Path(raw)
@@ -197,7 +197,10 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
                 _add_export(ds, folder)
             for k, f in enumerate(files):
                 ctx.check()
-                ctx.progress((i + k / len(files)) / len(paths), f"file {k + 1} of {len(files)}: {f.name}")
+                what = f"file {k + 1} of {len(files)}: {f.name}"
+                ctx.progress((i + k / len(files)) / len(paths), what)
+                opts["ctx"] = ctx.part((i + k / len(files)) / len(paths),
+                                       (i + (k + 1) / len(files)) / len(paths), what)
                 if f.name == ANNOTATIONS_FILE:
                     try:
                         _add_annotations(ds, f)
@@ -216,6 +219,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
             _add_annotations(ds, p)
         else:
             ctx.progress(i / len(paths), f"reading {p.name}")
+            opts["ctx"] = ctx.part(i / len(paths), (i + 1) / len(paths), f"reading {p.name}")
             try:
                 ds.series.extend(load_file(p, **opts))
             except LabelsFileError:
@@ -251,6 +255,9 @@ def read_annotations_for(path: Path, ids: set[str]) -> dict[str, dict[str, list[
 
 
 def _check_unique_ids(ds: Dataset) -> None:
+    ids = [s.id for s in ds.series]
+    if len(set(ids)) == len(ids):
+        return  # the usual case, decided in one C-level pass
     seen: dict[str, int] = {}
     for s in ds.series:
         seen[s.id] = seen.get(s.id, 0) + 1

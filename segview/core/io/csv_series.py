@@ -21,12 +21,14 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from ..context import NULL_CONTEXT, RunContext
 from ..errors import DataFormatError
 from ..model import Series
 from .readers import NotSeriesFile, read_text
 
 LONG_COLUMNS = ("series_id", "index", "value")
 _CHUNK_CHARS = 1 << 20
+_ROWS_PER_CHECK = (1 << 14) - 1  # a mask: progress and cancellation every 16384 rows
 
 
 class LabelsFileError(NotSeriesFile):
@@ -72,10 +74,13 @@ def _number(cell: str, path: Path, where: str) -> float:
     return v
 
 
-def _read_long(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+def _read_long(path: Path, header: list[str], rows: list[list[str]], ctx: RunContext = NULL_CONTEXT
+               ) -> list[Series]:
     col = {name: header.index(name) for name in (*LONG_COLUMNS, "x") if name in header}
     data: dict[str, dict[int, tuple[float, float | None]]] = {}
     for line, row in enumerate(rows, start=2):
+        if not line & _ROWS_PER_CHECK:
+            ctx.progress(line / (len(rows) + 2), f"line {line} of {len(rows) + 1}")
         if len(row) < len(header):
             raise DataFormatError(str(path), f"expected {len(header)} cells, got {len(row)}",
                                   f"line {line}")
@@ -153,7 +158,8 @@ def _wide_series(path: Path, header: list[str],
     return out
 
 
-def _read_dims(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+def _read_dims(path: Path, header: list[str], rows: list[list[str]], ctx: RunContext = NULL_CONTEXT
+               ) -> list[Series]:
     lower = [h.lower() for h in header]
     sid_col = lower.index("series_id")
     idx_col = lower.index("index") if "index" in lower else None
@@ -162,6 +168,8 @@ def _read_dims(path: Path, header: list[str], rows: list[list[str]]) -> list[Ser
     names = [header[j] or f"column{j}" for j in dims]
     data: dict[str, dict[int, tuple[list[float], float | None]]] = {}
     for line, row in enumerate(rows, start=2):
+        if not line & _ROWS_PER_CHECK:
+            ctx.progress(line / (len(rows) + 2), f"line {line} of {len(rows) + 1}")
         if len(row) < len(header):
             raise DataFormatError(str(path), f"expected {len(header)} cells, got {len(row)}",
                                   f"line {line}")
@@ -242,9 +250,13 @@ def _read_wide_fast(path: Path, text: str, delimiter: str) -> list[Series] | Non
     return _wide_series(path, header, {j: np.ascontiguousarray(arr[:, j]) for j in range(len(header))})
 
 
-def read(path: Path) -> list[Series]:
-    """Read a wide or long CSV; raises DataFormatError naming file, line and column."""
+def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
+    """Read a wide or long CSV; raises DataFormatError naming file, line and column.
+
+    ``ctx`` is checked for cancellation and told the fraction of rows read (long layouts, read
+    row by row)."""
     path = Path(path)
+    ctx = ctx or NULL_CONTEXT
     text, delimiter = _text_and_delimiter(path)
     fast = _read_wide_fast(path, text, delimiter)
     if fast is not None:
@@ -254,8 +266,8 @@ def read(path: Path) -> list[Series]:
     if "series_id" in lower and "steady" in lower:
         raise LabelsFileError(str(path), "a labels table (series_id, steady, ...), not series")
     if all(c in lower for c in LONG_COLUMNS):
-        return _read_long(path, lower, rows)
+        return _read_long(path, lower, rows, ctx)
     if "series_id" in lower and "value" not in lower and len(
             set(lower) - {"series_id", "index", "x"}) >= 1:
-        return _read_dims(path, header, rows)
+        return _read_dims(path, header, rows, ctx)
     return _read_wide(path, header, rows)
