@@ -106,8 +106,13 @@ def load_file(path: str | os.PathLike[str], **options: Any) -> list[Series]:
                                  if k in reader.options and v is not None})
     except SegviewError:
         raise
+    except MemoryError:
+        # the machine's limit, not a malformed file: say so (a folder load records it and goes on)
+        size = p.stat().st_size / 2**20
+        raise DataFormatError(str(p), f"out of memory while reading this {size:.0f} MB file "
+                                      "(split it, or free memory)") from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
-            RecursionError, MemoryError, csv.Error, UnicodeError) as err:
+            RecursionError, csv.Error, UnicodeError) as err:
         # A reader met content it did not expect: the file is malformed for that format. Say so
         # with the file's name instead of letting one file take down a whole folder or run.
         detail = str(err) or type(err).__name__

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+import codecs
 from dataclasses import dataclass
 import gc
 import json
@@ -132,6 +133,20 @@ def check_regular(path: Path) -> int:
     return st.st_size
 
 
+#: byte-order marks of the encodings read besides UTF-8 (UTF-32 first: its LE mark begins with
+#: UTF-16's). Spreadsheet programs ("Unicode text") and PowerShell write UTF-16 with a BOM.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _encoding(raw: bytes) -> str:
+    """``utf-16``/``utf-32`` when ``raw`` starts with their byte-order mark, else ``utf-8-sig``."""
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            return name
+    return "utf-8-sig"
+
+
 def read_head(path: Path, size: int = 4096) -> str:
     check_regular(path)
     try:
@@ -139,36 +154,75 @@ def read_head(path: Path, size: int = 4096) -> str:
             raw = fh.read(size)
     except OSError as err:
         raise DataFormatError(str(path), f"cannot be read ({err.strerror or err})") from err
-    if b"\x00" in raw:
+    encoding = _encoding(raw)
+    if encoding == "utf-8-sig" and b"\x00" in raw:  # UTF-16/32 text holds NULs; binary files too
         raise DataFormatError(str(path), "is a binary file, not a series file")
-    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    return raw.decode(encoding, errors="replace").lstrip("\ufeff")
 
 
 def read_text(path: Path) -> str:
-    """A text file's content (UTF-8, BOM dropped); DataFormatError names the file."""
+    """A text file's content (UTF-8, or UTF-16/UTF-32 with a byte-order mark; BOM dropped);
+    DataFormatError names the file."""
     check_regular(path)
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
+        with open(path, "rb") as fh:
+            encoding = _encoding(fh.read(4))
+        return Path(path).read_text(encoding=encoding)
     except MemoryError:
-        raise DataFormatError(str(path), "is too large to read into memory") from None
+        raise DataFormatError(str(path), "out of memory while reading this file (it is too large "
+                                         "to hold in memory)") from None
     except (OSError, UnicodeDecodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (raised by :func:`strict_object`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice in one object.
+
+    JSON leaves duplicates undefined and Python keeps the last value silently, so a file with
+    ``"n_obs"`` (or an annotator, or a dataset name) twice would be read as whichever came last.
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+def loads_strict(text: str, source: str) -> Any:
+    """``json.loads`` with duplicate keys refused; every failure is a DataFormatError naming
+    ``source`` (invalid JSON with line and column, a repeated key by name)."""
+    try:
+        return json.loads(text, object_pairs_hook=strict_object)
+    except DuplicateKeyError as err:
+        raise DataFormatError(source, f"invalid JSON: key {err.key!r} appears twice in one object "
+                                      "(which value is meant is unknown)") from None
+    except json.JSONDecodeError as err:
+        raise DataFormatError(source, f"invalid JSON: {err.msg}",
+                              f"line {err.lineno}, column {err.colno}") from err
+    except RecursionError:
+        raise DataFormatError(source, "invalid JSON: nested too deeply") from None
+    except ValueError as err:  # e.g. an integer literal of thousands of digits
+        raise DataFormatError(source, f"invalid JSON: {err}") from None
+
+
 def read_json(path: Path) -> Any:
-    """A JSON file's content; an empty or invalid file raises DataFormatError with line/column."""
+    """A JSON file's content; an empty or invalid file raises DataFormatError with line/column,
+    and a key repeated within one object is an error naming the key (:func:`strict_object`)."""
     text = read_text(path)
     if not text.strip():
         raise DataFormatError(str(path), "the file is empty")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
-                              f"line {err.lineno}, column {err.colno}") from err
-    except RecursionError:
-        raise DataFormatError(str(path), "invalid JSON: nested too deeply") from None
-    except ValueError as err:  # e.g. an integer literal of thousands of digits
-        raise DataFormatError(str(path), f"invalid JSON: {err}") from None
+    return loads_strict(text, str(path))
 
 
 def reader_for(path: Path) -> Reader:
