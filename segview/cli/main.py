@@ -128,8 +128,26 @@ def check_out_path(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the process exit code (0 ok, 1 failure found, 2 error)."""
+    """Run the CLI; returns the process exit code (0 ok, 1 failure found, 2 error, 130 Ctrl-C).
+
+    Ctrl-C at any moment, the first second of imports included, ends with one line
+    ("segview: interrupted") and 130, never a traceback; running out of memory says so and
+    names the command."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("segview: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        # the commands name the file or series where they can (loader, batch rows); this is
+        # the last resort, e.g. results too many to hold
+        print(f"segview: error: out of memory while running 'segview {command_of(argv) or ''}'"
+              " (less data per run, or a machine with more memory)", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str]) -> int:
     if not argv or (argv[0].startswith("-") and not _global_flag(argv[0])):
         argv = ["gui", *argv]
     parser = build_parser(only=command_of(argv) or "")
@@ -150,6 +168,3 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{err.filename}: " if getattr(err, "filename", None) else ""
         print(f"segview: error: {mask_secrets(where + (err.strerror or str(err)))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("segview: interrupted", file=sys.stderr)
-        return 130

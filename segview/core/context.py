@@ -49,6 +49,20 @@ class RunContext:
         self._last = now
         self.on_progress(min(max(float(fraction), 0.0), 1.0), message)
 
+    def part(self, start: float, end: float, label: str = "") -> "RunContext":
+        """A context for one step of this job: it shares the cancel event, and its progress
+        ``f`` is reported here as ``start + f * (end - start)`` with ``label`` before its message
+        (a folder load gives each file its share, and the file's reader reports within it)."""
+        if self.on_progress is None:
+            return RunContext(self.cancel_event, None, None, self.min_interval)
+        span = end - start
+
+        def report(fraction: float, message: str) -> None:
+            self.progress(start + fraction * span, f"{label}: {message}" if label and message
+                          else (label or message))
+
+        return RunContext(self.cancel_event, report, None, self.min_interval)
+
     def with_prepared(self, prepared: object | None) -> "RunContext":
         """A context sharing this one's cancel event and progress sink, carrying ``prepared``."""
         return RunContext(self.cancel_event, self.on_progress, prepared, self.min_interval)

@@ -18,6 +18,51 @@ from .errors import ParameterError
 from .params import ParamSpec, Params, Preset, coerce_params
 from .result import DetectionResult
 
+#: elementary steps a second that cost estimates convert with (the numba kernels' measured rate)
+STEPS_PER_SECOND = 1e8
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A detector's pre-run estimate of one run: ``seconds`` of one core and peak ``bytes``, and
+    ``why``, the sentence that names the parameter or the growth behind them (the warning's text
+    when a limit of :mod:`segview.core.limits` is passed). ``warn=True`` warns whatever the
+    numbers (e.g. a value the run will refuse).
+
+    A detector's ``cost(n, params)`` returns one Cost or several (separate reasons, most
+    specific first); :func:`segview.core.limits.cost_warning` says the first that passes a limit.
+    """
+
+    seconds: float = 0.0
+    bytes: float = 0.0
+    why: str = ""
+    warn: bool = False
+
+    @staticmethod
+    def of_steps(steps: float, bytes: float = 0.0, why: str = "") -> "Cost":
+        """A cost given in elementary steps (converted at :data:`STEPS_PER_SECOND`)."""
+        return Cost(steps / STEPS_PER_SECOND, bytes, why)
+
+
+CostFn = Callable[[int, Params], "Cost | tuple[Cost, ...] | list[Cost]"]
+
+
+def gib(nbytes: float) -> str:
+    """``nbytes`` as ``"2.5 GB"`` (binary gigabytes, as the cost warnings write them)."""
+    return f"{nbytes / 2**30:.1f} GB"
+
+
+def linear_cost(seconds_per_sample: float, bytes_per_sample: float = 24.0,
+                what: str = "") -> CostFn:
+    """The cost of a method linear in the length: ``seconds_per_sample`` and ``bytes_per_sample``
+    (the series and a few arrays of its length by default)."""
+    def cost(n: int, params: Params) -> Cost:
+        return Cost(seconds_per_sample * n, bytes_per_sample * n,
+                    f"{what or 'the run'} grows linearly with the length: {n} samples need about "
+                    f"{seconds_per_sample * n / 60:.0f} minutes and {gib(bytes_per_sample * n)}")
+    return cost
+
+
 RunFn = Callable[[NDArray[np.float64], Params, RunContext], DetectionResult]
 PrepareFn = Callable[[NDArray[np.float64], Params, RunContext], object]
 
@@ -42,9 +87,12 @@ class DetectorSpec:
         slow: runs take seconds; the GUI shows progress and does not re-run on every slider move.
         presets: named parameter sets (``faithful`` = the paper's configuration, where one exists);
             a preset overrides the defaults, explicit parameters override the preset.
-        cost_warning: optional ``(n, params) -> str | None``, a cheap pre-run estimate that says
-            when a run on ``n`` samples would take minutes or gigabytes (built-in detectors have
-            theirs in :mod:`segview.core.limits`; use :func:`segview.core.limits.cost_warning`).
+        cost: ``(n, params) -> Cost`` (or several Costs), the cheap pre-run estimate of a run on
+            ``n`` samples: seconds, bytes and the sentence that names what drives them. Every
+            built-in detector declares it beside its parameters; :mod:`segview.core.limits`
+            reads only these declarations to warn before minutes or gigabytes.
+        cost_warning: a plug-in's older free-form ``(n, params) -> str | None`` estimate, read
+            when ``cost`` is not given.
     """
 
     name: str
@@ -62,6 +110,7 @@ class DetectorSpec:
     slow: bool = False
     presets: tuple[Preset, ...] = ()
     cost_warning: Callable[[int, Params], str | None] | None = None
+    cost: CostFn | None = None
 
     def coerce(self, raw: Mapping[str, Any] | None = None, preset: str | None = None) -> Params:
         """Typed, checked parameters: defaults, then the preset's values, then ``raw``.

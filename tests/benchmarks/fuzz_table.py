@@ -634,6 +634,195 @@ def run_database_naming(tmp: Path):
                      ("undo only this window's", own_undo),
                      ("undo skips an overridden action", overridden_undo)]:
         rows.append((name, attempt(fn, 30)))
+
+
+# ------------------------------------------------------------------------------ resources
+
+@contextlib.contextmanager
+def _patched(obj, name, value):
+    old = getattr(obj, name)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        setattr(obj, name, old)
+
+
+def _expect_error(fn, *needles):
+    """``fn`` must raise a segview error whose text holds every needle."""
+    try:
+        fn()
+    except RecoverableError as err:
+        missing = [n for n in needles if n not in str(err)]
+        assert not missing, f"{missing} not in {err}"
+        return
+    raise AssertionError("accepted silently")
+
+
+def _no_memory(*a, **k):
+    raise MemoryError()
+
+
+_UNDER_LIMIT = """
+import resource, sys
+from segview.cli.main import main
+import segview.cli.detect, segview.core.io, numpy
+with open("/proc/self/status") as fh:
+    vm = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + 60 * 2**20, vm + 60 * 2**20))
+sys.exit(main(["detect", "-m", "zero", sys.argv[1]]))
+"""
+
+
+def run_resources(tmp: Path, quick: bool = False):
+    """Issue 30, items 10 and 12 (loaders): many small series, memory, cost warnings, encodings,
+    repeated JSON keys, TCPD time.index, Ctrl-C at start-up."""
+    import subprocess
+    import time
+
+    from segview.cli import detect as detect_cli
+    from segview.cli import main as cli_main
+    from segview.core import registry
+    from segview.core.context import RunContext
+    from segview.core.errors import Cancelled
+    from segview.core.evaluation.batch import MethodSpec, run_batch
+    from segview.core.evaluation.tables import read_cp_truth
+    from segview.core.io import jmh_json
+    from segview.core.io.tcpd_json import read_annotations
+    from segview.core.limits import cost_warning
+    from segview.core.registry import DetectorSpec
+
+    folder = tmp / "resources"
+    folder.mkdir()
+    rows = []
+    n = 200_000 if quick else 1_000_000
+    forks = folder / "forks.json"
+    forks.write_text(json.dumps([[1 + k % 7, 2, 3 + k % 3] for k in range(n)], separators=(",", ":")))
+
+    def many_forks():
+        seen = []
+        ctx = RunContext(min_interval=0.0)
+        ctx.on_progress = lambda f, m: seen.append((f, m))
+        t = time.process_time()
+        ds = segview.load(forks, ctx=ctx)
+        cpu = time.process_time() - t
+        assert len(ds) == n and ds[n - 1].values.tolist() == [float(1 + (n - 1) % 7), 2.0,
+                                                                float(3 + (n - 1) % 3)]
+        assert any(0 < f < 1 and "fork" in m for f, m in seen), "no progress within the file"
+        assert cpu < 30 * n / 1e6 + 5, f"{cpu:.1f} s of CPU"
+
+    def cancel_midway():
+        ctx = RunContext(min_interval=0.0)
+        ctx.on_progress = lambda f, m: ctx.cancel() if 0.2 < f < 1 else None
+        try:
+            segview.load(forks, ctx=ctx)
+        except Cancelled:
+            return
+        raise AssertionError("not cancelled within the file")
+
+    rows.append((f"{n:,} three-point forks: load, progress within the file", attempt(many_forks, 300)))
+    rows.append(("cancel in the middle of one file", attempt(cancel_midway, 300)))
+
+    text = "a,b\n1.5,10\n2.5,20\n"
+    for enc, bom in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-32", b"")):
+        path = folder / f"{enc}.csv"
+        path.write_bytes(bom + text.encode(enc))
+
+        def utf(path=path):
+            ds = segview.load(path)
+            assert [s.values.tolist() for s in ds] == [[1.5, 2.5], [10.0, 20.0]]
+        rows.append((f"CSV in {enc} with BOM", attempt(utf)))
+
+    dups = {"tcpd n_obs twice": ('{"name": "t", "n_obs": 2, "n_obs": 3, "series": []}', "n_obs"),
+            "JMH result primaryMetric twice": ('[{"benchmark": "b", "primaryMetric": {}, '
+                                               '"primaryMetric": {"rawData": [[1]]}}]', "primaryMetric"),
+            "any JSON object with a repeated key": ('{"a": 1, "a": 2}', "'a'")}
+    for name, (body, key) in dups.items():
+        path = folder / f"dup{len(rows)}.json"
+        path.write_text(body)
+        rows.append((f"duplicate key: {name}", attempt(
+            lambda path=path, key=key: _expect_error(lambda: segview.load(path), path.name, key))))
+    ann = folder / "annotations.json"
+    ann.write_text('{"t": {"j": [1], "j": [2]}}')
+    rows.append(("duplicate key: annotations.json annotator", attempt(
+        lambda: _expect_error(lambda: read_annotations(ann), "annotations.json", "'j'"))))
+    truth = folder / "truth.json"
+    truth.write_text('{"s": {"a": [1]}, "s": {}}')
+    rows.append(("duplicate key: evaluate --cp-truth file", attempt(
+        lambda: _expect_error(lambda: read_cp_truth(truth), "truth.json", "'s'"))))
+
+    base = {"name": "t", "n_obs": 3, "series": [{"label": "V1", "raw": [1.0, 2.0, 3.0]}]}
+    for name, index, needle in (("shorter than n_obs", [0, 1], "2 entries but n_obs is 3"),
+                                ("longer than n_obs", [0, 1, 2, 3], "4 entries but n_obs is 3"),
+                                ("not a list", 5, "n_obs is 3")):
+        path = folder / f"index_{name.replace(' ', '_')}.json"
+        path.write_text(json.dumps({**base, "time": {"index": index}}))
+        rows.append((f"TCPD time.index {name}", attempt(
+            lambda path=path, needle=needle: _expect_error(lambda: segview.load(path), path.name,
+                                                           needle))))
+
+    def ctrl_c_at_startup():
+        err = io.StringIO()
+
+        def interrupted(*a, **k):
+            raise KeyboardInterrupt
+        with _patched(cli_main, "import_module", interrupted), contextlib.redirect_stderr(err):
+            rc = cli_main.main(["detect", "-m", "binseg", str(forks)])
+        assert rc == 130 and err.getvalue() == "segview: interrupted\n", (rc, err.getvalue())
+    rows.append(("Ctrl-C while the CLI imports its command", attempt(ctrl_c_at_startup)))
+
+    def detector_out_of_memory():
+        spec = DetectorSpec(name="hungry", label="H", version="1", produces="change_points",
+                            params=(), run=lambda v, p, c: _no_memory())
+        row = run_batch([segview.Series(np.arange(30.0), id="s")],
+                        [MethodSpec(spec, spec.defaults())], workers=1)[0]
+        assert "out of memory while running hungry" in row["error"], row["error"]
+        assert "bug in segview" not in row["error"]
+    rows.append(("a detector runs out of memory", attempt(detector_out_of_memory)))
+
+    small = folder / "small.json"
+    small.write_text(json.dumps([[1.0] * 20 + [5.0] * 20]))
+
+    def loader_out_of_memory():
+        with _patched(jmh_json, "read_json", _no_memory):
+            _expect_error(lambda: segview.load(small), "small.json", "out of memory while reading")
+    rows.append(("a loader runs out of memory", attempt(loader_out_of_memory)))
+
+    def cli_out_of_memory():
+        err = io.StringIO()
+        with _patched(detect_cli, "run_batch", _no_memory), contextlib.redirect_stderr(err):
+            rc = main(["detect", "-m", "binseg", str(small)])
+        assert rc == 2 and "out of memory while running 'segview detect'" in err.getvalue()
+        assert "Traceback" not in err.getvalue()
+    rows.append(("detect runs out of memory (results)", attempt(cli_out_of_memory)))
+
+    def csv_builds_no_json():
+        def forbidden(row):
+            raise AssertionError("JSON entry built for CSV output")
+        with _patched(detect_cli, "json_entry", forbidden), contextlib.redirect_stdout(io.StringIO()):
+            assert main(["detect", "-m", "binseg", str(small)]) == 0
+    rows.append(("detect --format csv builds no JSON entries", attempt(csv_builds_no_json)))
+
+    def under_limit():
+        proc = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(forks)], capture_output=True,
+                              text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT),
+                                                           "OPENBLAS_NUM_THREADS": "1"})
+        assert "Traceback" not in proc.stderr and "bug in segview" not in proc.stderr, proc.stderr[-300:]
+        assert proc.returncode == 2 and "out of memory while" in proc.stderr, proc.stderr[-300:]
+    rows.append(("detect in a subprocess under RLIMIT_AS (imports + 60 MB)", attempt(under_limit, 600)))
+
+    for spec in registry.all_specs():
+        def declared(spec=spec):
+            assert callable(spec.cost), f"{spec.name} declares no cost"
+            assert cost_warning(spec, 1000, spec.defaults()) is None
+        rows.append((f"cost declared: {spec.name}", attempt(declared)))
+    for name, length, params in (("nrss", 10**7, {}), ("autoparm", 300, {"mode": "ga", "bootstrap": 1000}),
+                                 ("autoparm", 3000, {"bootstrap": 1000}), ("op", 10**6, {}),
+                                 ("cpssd", 10**7, {})):
+        def warns(name=name, length=length, params=params):
+            spec = registry.get(name)
+            assert cost_warning(spec, length, spec.coerce(params)), "no warning"
+        rows.append((f"cost warning: {name} {params} on {length:,} samples", attempt(warns)))
     return rows
 
 
@@ -650,6 +839,7 @@ def main_() -> int:
         results["parameters and flags through the CLI"] = run_cli(tmp)
         results["damaged / foreign / old databases x 4 commands"] = run_databases(tmp)
         results["naming the database, passwords, replaced files, text limits, stale windows"] = run_database_naming(tmp)
+        results["resources, encodings, JSON keys, start-up (issue 30)"] = run_resources(tmp, quick)
     print(f"| area | tried | handled | failed |\n| --- | --- | --- | --- |")
     failures = []
     for area, rows in results.items():

@@ -23,7 +23,7 @@ from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params
-from ..registry import DetectorSpec, register
+from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
 from .partition import COMMON_PARAMS, auto_min_size, partition_presets, prepare_values
@@ -201,8 +201,15 @@ def _min_length(p: Params) -> int:
     # a module-level function, not a lambda: the batch engine pickles specs to worker processes
     return auto_min_size(p["cost"], p["min_size"])
 
+def cost(n: int, p: Params) -> Cost:
+    """Time and memory of one run (read by segview.core.limits): each split scans its segment
+    with prefix sums, about n log n steps; a few arrays of the series' length."""
+    return Cost.of_steps(10.0 * n * max(1, n.bit_length()), 48.0 * n)
+
+
 
 register(DetectorSpec(
+    cost=cost,
     name="binseg", label="Binary segmentation", version="2", produces="change_points",
     params=BINSEG_PARAMS,
     presets=partition_presets(BINSEG_PARAMS, {"n_bkps": None, "max_bkps": None, "rule": "segview"},

@@ -25,7 +25,7 @@ from ..context import NULL_CONTEXT, RunContext
 from ..diskmemo import DiskMemo
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params
-from ..registry import DetectorSpec, register
+from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _fisher_table
 
@@ -376,8 +376,30 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     return DetectionResult("fisher", params, np.asarray(cps, dtype=np.int64), tracks=tracks,
                            stats=stats, notes=tuple(sorted(notes)))
 
+def cost(n: int, p: Params) -> list[Cost]:
+    """Time and memory of one run (read by segview.core.limits): binary segmentation with a
+    test per split, about n log n; ``critical=simulate`` and ``calibrate`` repeat it per
+    replication or resample."""
+    depth = max(1, n.bit_length())
+    out = []
+    if p.get("critical") == "simulate":
+        work = float(p["replications"]) * n * depth
+        out.append(Cost.of_steps(work, 16.0 * n,
+                                 f"critical=simulate: {p['replications']} replications of {n} "
+                                 f"samples are about {work:.0e} steps (minutes or more); "
+                                 "critical=table is instant"))
+    if p.get("calibrate") in ("block", "sieve"):
+        work = float(p["boot_reps"]) * n * depth
+        out.append(Cost.of_steps(work, 16.0 * n,
+                                 f"calibrate={p['calibrate']}: {p['boot_reps']} resamples of {n} "
+                                 f"samples are about {work:.0e} steps (minutes or more)"))
+    out.append(Cost.of_steps(10.0 * n * depth, 32.0 * n))
+    return out
+
+
 
 register(DetectorSpec(
+    cost=cost,
     # version 2: critical values outside Eq. 8's range come from the shipped table (issue 15.4)
     name="fisher", label="Berry-Hellerstein (Fisher)", version="2", produces="change_points",
     params=(

@@ -38,7 +38,7 @@ from ..context import RunContext
 from ..errors import InputError, ParameterError
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params
-from ..registry import DetectorSpec, register
+from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult, Track
 
 if TYPE_CHECKING:
@@ -380,7 +380,15 @@ def run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detecti
     return DetectionResult(NAME, params, cps, onset, tracks, stats, prep.notes)
 
 
+def cost(n: int, p: Params) -> Cost:
+    """Time and memory of one run (read by segview.core.limits): sliding windows (outliers,
+    step test, probability) over the series, linear in the length times the window sizes."""
+    windows = int(p["outliers_window_size"]) + int(p["step_win_size"]) + int(p["prob_win_size"])
+    return Cost.of_steps(float(n) * windows, 64.0 * n)
+
+
 SPEC = register(DetectorSpec(
+    cost=cost,
     name=NAME,
     label="KB-KSSD (kernel-based Kelly)",
     version="1",

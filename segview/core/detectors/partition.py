@@ -42,7 +42,7 @@ from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
-from ..registry import DetectorSpec, register
+from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult
 from . import _costs
 from .fpop import SEARCH_PARAM, fpop_l2, use_fpop
@@ -374,7 +374,33 @@ def partition_presets(params: tuple[ParamSpec, ...], faithful: dict[str, Any] | 
     )
 
 
+def op_cost(n: int, p: Params) -> Cost:
+    """Time and memory of an optimal-partitioning run (read by segview.core.limits): the dynamic
+    programme is quadratic in the length (n^2 / 2 cost evaluations), FPOP near-linear; search
+    ``auto`` picks FPOP wherever it can run the cost and penalty."""
+    near_linear = Cost.of_steps(50.0 * n, 64.0 * n)
+    search = p.get("search", "dp")
+    if search == "fpop":
+        return near_linear
+    if search == "auto":
+        from .fpop import fpop_refusal
+        if fpop_refusal(p.get("cost", "l2"), p.get("min_size"), p.get("penalty", "mbic"),
+                        int(p.get("threads", 1))) is None:
+            return near_linear  # auto picks FPOP here
+    work = 0.5 * float(n) * n
+    return Cost.of_steps(work, 24.0 * n,
+                         f"optimal partitioning is quadratic in the length: {n} samples are about "
+                         f"{work:.0e} cost evaluations (minutes to hours)")
+
+
+def pelt_cost(n: int, p: Params) -> Cost:
+    """Time and memory of a PELT run (read by segview.core.limits): linear when pruning keeps the
+    candidate set small (changes every few hundred samples, the usual case), FPOP near-linear."""
+    return Cost.of_steps(50.0 * n, 64.0 * n)
+
+
 OP = register(DetectorSpec(
+    cost=op_cost,
     name="op", label="Optimal partitioning", version="2", produces="change_points",
     params=COMMON_PARAMS + (
         ParamSpec("threads", "int", 1, low=1, high=256, step=1,
@@ -401,6 +427,7 @@ OP = register(DetectorSpec(
 ))
 
 PELT = register(DetectorSpec(
+    cost=pelt_cost,
     name="pelt", label="PELT", version="2", produces="change_points",
     params=COMMON_PARAMS + (SEARCH_PARAM,),
     run=_run_pelt_detector, min_length=_min_length, affine_invariant=True,

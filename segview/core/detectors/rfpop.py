@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from ..context import RunContext
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params
-from ..registry import DetectorSpec, register
+from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult
 from . import _costs
 from ._scale import noise_sd
@@ -123,7 +123,14 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     return DetectionResult("rfpop", params, cps, stats=stats, notes=notes)
 
 
+def cost(n: int, p: Params) -> Cost:
+    """Time and memory of one run (read by segview.core.limits): functional pruning keeps a few
+    intervals per candidate, near-linear in the length."""
+    return Cost.of_steps(100.0 * n, 96.0 * n)
+
+
 RFPOP = register(DetectorSpec(
+    cost=cost,
     name="rfpop", label="Robust FPOP (biweight)", version="1", produces="change_points",
     params=(
         ParamSpec("penalty", "float", "bic", low=0.0, high=1e6, step=0.5, log=True,

@@ -11,15 +11,21 @@ from numpy.typing import NDArray
 
 from ..context import RunContext
 from ..params import Params, Preset
-from ..registry import DetectorSpec, register, register_multivariate
+from ..registry import Cost, DetectorSpec, register, register_multivariate
 from ..result import DetectionResult
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
     return DetectionResult("zero", params, np.zeros(0, dtype=np.int64))
 
+def cost(n: int, p: Params) -> Cost:
+    """Nothing is computed (read by segview.core.limits)."""
+    return Cost()
+
+
 
 register(DetectorSpec(
+    cost=cost,
     name="zero", label="No change (baseline)", version="1", produces="change_points", params=(),
     run=_run, min_length=1, affine_invariant=True,
     presets=(Preset("tcpdbench", {}, help="TCPDBench's zero method (it has no parameters)"),),

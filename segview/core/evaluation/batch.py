@@ -130,11 +130,19 @@ def _as_method_specs(items: Iterable[Any]) -> list[MethodSpec]:
 
 # ----------------------------------------------------------------------------------- workers
 
-def _failed(err: Exception, ms: MethodSpec) -> dict[str, Any]:
-    """The row of a run that raised. A RecoverableError is the input's fault and says so; anything
-    else is a bug in the detector, reported as such, and never takes the other runs with it."""
-    text = str(err) if isinstance(err, RecoverableError) else (
-        f"internal error in {ms.spec.name} ({type(err).__name__}: {err}); this is a bug in segview")
+def _failed(err: Exception, ms: MethodSpec, series: Series | None = None) -> dict[str, Any]:
+    """The row of a run that raised. A RecoverableError is the input's fault and says so; running
+    out of memory is the machine's limit and says so with the series' size; anything else is a
+    bug in the detector, reported as such, and never takes the other runs with it."""
+    if isinstance(err, MemoryError):
+        size = f" of {len(series):,} samples" if series is not None else ""
+        text = (f"out of memory while running {ms.spec.name} on this series{size} (a shorter "
+                "series, other parameters or more memory)")
+    elif isinstance(err, RecoverableError):
+        text = str(err)
+    else:
+        text = (f"internal error in {ms.spec.name} ({type(err).__name__}: {err}); this is a bug "
+                "in segview")
     return {"steady_index": None, "change_points": [], "runtime_ms": 0.0, "error": text}
 
 
@@ -144,7 +152,7 @@ def _run_one(ms: MethodSpec, series: Series, full: bool) -> dict[str, Any]:
     except Cancelled:
         raise
     except Exception as err:  # noqa: BLE001  (per-item isolation: one run never kills the batch)
-        return _failed(err, ms)
+        return _failed(err, ms, series)
     cps = [int(c) for c in res.change_points] if full else None
     return {"steady_index": res.steady_start, "change_points": cps,
             "runtime_ms": float(res.runtime_ms), "error": None}
@@ -171,7 +179,7 @@ def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: i
         except Cancelled:
             raise
         except Exception as err:  # noqa: BLE001
-            out.append((si, ri, _failed(err, ms)))
+            out.append((si, ri, _failed(err, ms, series)))
             continue
         out.append((si, ri, {"steady_index": res.steady_start,
                              "change_points": [int(c) for c in res.change_points] if full else None,

@@ -9,12 +9,12 @@ Prediction CSV columns: ``series_id,method,steady_index,change_points,runtime_ms
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io import safecsv
+from ..io.readers import read_json
 from ..errors import DataFormatError
 from .metrics import TruthRow
 
@@ -142,10 +142,7 @@ def read_cp_truth(path: str | Path) -> dict[str, dict[str, list[int]]]:
     """Multi-annotator change-point truth as JSON ``{series_id: {annotator: [cp, ...]}}`` (the layout
     of TCPD's ``annotations.json``); an empty list means "looked, no change"."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise DataFormatError(str(path), f"cannot be read as JSON ({err})") from err
+    data = read_json(path)  # a series id or annotator given twice is an error, not "last wins"
     if not isinstance(data, dict):
         raise DataFormatError(str(path), "expected an object {series_id: {annotator: [...]}}")
     out: dict[str, dict[str, list[int]]] = {}

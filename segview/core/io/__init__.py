@@ -113,8 +113,13 @@ def load_file(path: str | os.PathLike[str], **options: Any) -> list[Series]:
                                  if k in reader.options and v is not None})
     except SegviewError:
         raise
+    except MemoryError:
+        # the machine's limit, not a malformed file: say so (a folder load records it and goes on)
+        size = p.stat().st_size / 2**20
+        raise DataFormatError(str(p), f"out of memory while reading this {size:.0f} MB file "
+                                      "(split it, or free memory)") from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
-            RecursionError, MemoryError, csv.Error, UnicodeError) as err:
+            RecursionError, csv.Error, UnicodeError) as err:
         # A reader met content it did not expect: the file is malformed for that format. Say so
         # with the file's name instead of letting one file take down a whole folder or run.
         detail = str(err) or type(err).__name__
@@ -205,7 +210,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
     if harness_warmup not in ("keep", "drop"):
         raise DataFormatError("harness_warmup", f"must be 'keep' or 'drop', got {harness_warmup!r}")
     ds = Dataset()
-    opts = {"fill_missing": fill_missing}
+    opts: dict[str, Any] = {"fill_missing": fill_missing}
     read = _table_reader(columns, remembered_columns)
     for i, raw in enumerate(paths):
         ctx.check()
@@ -219,7 +224,10 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
                 _add_export(ds, folder)
             for k, f in enumerate(files):
                 ctx.check()
-                ctx.progress((i + k / len(files)) / len(paths), f"file {k + 1} of {len(files)}: {f.name}")
+                what = f"file {k + 1} of {len(files)}: {f.name}"
+                ctx.progress((i + k / len(files)) / len(paths), what)
+                opts["ctx"] = ctx.part((i + k / len(files)) / len(paths),
+                                       (i + (k + 1) / len(files)) / len(paths), what)
                 if f.name == ANNOTATIONS_FILE:
                     try:
                         _add_annotations(ds, f)
@@ -238,6 +246,7 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
             _add_annotations(ds, p)
         else:
             ctx.progress(i / len(paths), f"reading {p.name}")
+            opts["ctx"] = ctx.part(i / len(paths), (i + 1) / len(paths), f"reading {p.name}")
             try:
                 ds.series.extend(read(p, True, opts))
             except LabelsFileError:
@@ -297,6 +306,9 @@ def read_annotations_for(path: Path, ids: set[str]) -> dict[str, dict[str, list[
 
 
 def _check_unique_ids(ds: Dataset) -> None:
+    ids = [s.id for s in ds.series]
+    if len(set(ids)) == len(ids):
+        return  # the usual case, decided in one C-level pass
     seen: dict[str, int] = {}
     for s in ds.series:
         seen[s.id] = seen.get(s.id, 0) + 1

@@ -6,7 +6,7 @@ from . import (benchmarkdotnet, csv_series, extrap_text, jmh_json, jmh_log, krun
 from .readers import Reader, register_reader
 
 register_reader(Reader("jmh", "JMH fork list / JMH results (*.json)", (".json",), jmh_json.sniff,
-                       jmh_json.read, priority=10, harness="jmh",
+                       jmh_json.read, priority=10, options=("ctx",), harness="jmh",
                        checked="JMH 1.37 -rf json (primaryMetric.rawData); fork lists of the "
                                "steady-state studies",
                        example='[[1.52, 1.49, 1.47], [1.61, 1.50, 1.48]]\n'
@@ -16,7 +16,7 @@ register_reader(Reader("jmh", "JMH fork list / JMH results (*.json)", (".json",)
                                '  "primaryMetric": {"score": 1.21, "scoreUnit": "ns/op",\n'
                                '    "rawData": [[1.22, 1.20, 1.21], [1.21, 1.22, 1.20]]}}]'))
 register_reader(Reader("csv", "CSV, wide or long (*.csv *.tsv *.txt)", (".csv", ".tsv"),
-                       csv_series.sniff, csv_series.read,
+                       csv_series.sniff, csv_series.read, options=("ctx",),
                        checked="segview's CSV layouts (wide: a column per series; long: "
                                "series_id,index,value)",
                        example="x,fib,sort\n1,1.52,0.81\n2,1.49,0.80\n3,1.47,0.80"))

@@ -21,12 +21,14 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from ..context import NULL_CONTEXT, RunContext
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile, read_text
+from .readers import NotSeriesFile, bulk_objects, read_text
 
 LONG_COLUMNS = ("series_id", "index", "value")
 _CHUNK_CHARS = 1 << 20
+_ROWS_PER_CHECK = (1 << 14) - 1  # a mask: progress and cancellation every 16384 rows
 
 
 class LabelsFileError(NotSeriesFile):
@@ -72,10 +74,13 @@ def _number(cell: str, path: Path, where: str) -> float:
     return v
 
 
-def _read_long(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+def _read_long(path: Path, header: list[str], rows: list[list[str]], ctx: RunContext = NULL_CONTEXT
+               ) -> list[Series]:
     col = {name: header.index(name) for name in (*LONG_COLUMNS, "x") if name in header}
     data: dict[str, dict[int, tuple[float, float | None]]] = {}
     for line, row in enumerate(rows, start=2):
+        if not line & _ROWS_PER_CHECK:
+            ctx.progress(line / (len(rows) + 2), f"line {line} of {len(rows) + 1}")
         if len(row) < len(header):
             raise DataFormatError(str(path), f"expected {len(header)} cells, got {len(row)}",
                                   f"line {line}")
@@ -94,19 +99,30 @@ def _read_long(path: Path, header: list[str], rows: list[list[str]]) -> list[Ser
         if idx in points:
             raise DataFormatError(str(path), f"series {sid!r} has index {idx} twice", f"line {line}")
         points[idx] = (val, xv)
-    out = []
+    if not data:
+        raise DataFormatError(str(path), "no measurements below the header")
     for sid, points in data.items():
         n = len(points)
         if sorted(points) != list(range(n)):
             missing = sorted(set(range(n)) - set(points))[:3]
             raise DataFormatError(str(path), f"series {sid!r} indices are not 0..{n - 1} "
                                              f"(missing e.g. {missing})")
-        vals = [points[i][0] for i in range(n)]
-        xs = [points[i][1] for i in range(n)] if "x" in col else None
-        out.append(Series(vals, x=xs, id=sid, metadata={"source": str(path), "format": "csv-long"}))
-    if not out:
-        raise DataFormatError(str(path), "no measurements below the header")
-    return out
+    if "x" in col:
+        return [Series([points[i][0] for i in range(len(points))],
+                       x=[points[i][1] for i in range(len(points))], id=sid,
+                       metadata={"source": str(path), "format": "csv-long"})
+                for sid, points in data.items()]
+    # every value is a checked finite float: one array for all series, each series a view of it
+    # (a file of many short series spent half its time re-checking each one in Series())
+    with bulk_objects():
+        flat = np.array([points[i][0] for points in data.values() for i in range(len(points))],
+                        dtype=np.float64)
+        flat.flags.writeable = False
+        ends = np.cumsum([len(points) for points in data.values()]).tolist()
+        views = list(map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        source = str(path)
+        return Series._checked_many(views, list(data),
+                                    [{"source": source, "format": "csv-long"} for _ in views])
 
 
 def _read_wide(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
@@ -153,7 +169,8 @@ def _wide_series(path: Path, header: list[str],
     return out
 
 
-def _read_dims(path: Path, header: list[str], rows: list[list[str]]) -> list[Series]:
+def _read_dims(path: Path, header: list[str], rows: list[list[str]], ctx: RunContext = NULL_CONTEXT
+               ) -> list[Series]:
     lower = [h.lower() for h in header]
     sid_col = lower.index("series_id")
     idx_col = lower.index("index") if "index" in lower else None
@@ -162,6 +179,8 @@ def _read_dims(path: Path, header: list[str], rows: list[list[str]]) -> list[Ser
     names = [header[j] or f"column{j}" for j in dims]
     data: dict[str, dict[int, tuple[list[float], float | None]]] = {}
     for line, row in enumerate(rows, start=2):
+        if not line & _ROWS_PER_CHECK:
+            ctx.progress(line / (len(rows) + 2), f"line {line} of {len(rows) + 1}")
         if len(row) < len(header):
             raise DataFormatError(str(path), f"expected {len(header)} cells, got {len(row)}",
                                   f"line {line}")
@@ -242,9 +261,13 @@ def _read_wide_fast(path: Path, text: str, delimiter: str) -> list[Series] | Non
     return _wide_series(path, header, {j: np.ascontiguousarray(arr[:, j]) for j in range(len(header))})
 
 
-def read(path: Path) -> list[Series]:
-    """Read a wide or long CSV; raises DataFormatError naming file, line and column."""
+def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
+    """Read a wide or long CSV; raises DataFormatError naming file, line and column.
+
+    ``ctx`` is checked for cancellation and told the fraction of rows read (long layouts, read
+    row by row)."""
     path = Path(path)
+    ctx = ctx or NULL_CONTEXT
     text, delimiter = _text_and_delimiter(path)
     fast = _read_wide_fast(path, text, delimiter)
     if fast is not None:
@@ -254,8 +277,9 @@ def read(path: Path) -> list[Series]:
     if "series_id" in lower and "steady" in lower:
         raise LabelsFileError(str(path), "a labels table (series_id, steady, ...), not series")
     if all(c in lower for c in LONG_COLUMNS):
-        return _read_long(path, lower, rows)
+        with bulk_objects():  # a (value, x) tuple per row: no collector passes over them
+            return _read_long(path, lower, rows, ctx)
     if "series_id" in lower and "value" not in lower and len(
             set(lower) - {"series_id", "index", "x"}) >= 1:
-        return _read_dims(path, header, rows)
+        return _read_dims(path, header, rows, ctx)
     return _read_wide(path, header, rows)

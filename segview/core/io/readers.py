@@ -5,9 +5,12 @@ The GUI builds its "Open" filters from this registry and the CLI its ``--format`
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+import codecs
 from dataclasses import dataclass
 import bz2
+import gc
 import gzip
 import json
 import os
@@ -22,6 +25,23 @@ from ..errors import DataFormatError
 from ..model import Series
 
 _NUMBER_TYPES = frozenset((int, float))
+
+
+@contextmanager
+def bulk_objects() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a reader makes many small objects.
+
+    A file of a million forks makes millions of lists, dicts and Series; each few hundred new
+    objects start a collection that walks every object alive, so the load time grew with the
+    square of the fork count (half of a 15 s load). These objects form no cycles, so nothing is
+    left for the collector; its previous state is restored on the way out."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def finite_floats(values: list[Any]) -> NDArray[np.float64] | None:
@@ -141,6 +161,20 @@ def _read_bytes(path: Path, size: int) -> bytes:
             return gz.read(size)
 
 
+#: byte-order marks of the encodings read besides UTF-8 (UTF-32 first: its LE mark begins with
+#: UTF-16's). Spreadsheet programs ("Unicode text") and PowerShell write UTF-16 with a BOM.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _encoding(raw: bytes) -> str:
+    """``utf-16``/``utf-32`` when ``raw`` starts with their byte-order mark, else ``utf-8-sig``."""
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            return name
+    return "utf-8-sig"
+
+
 def read_head(path: Path, size: int = 4096) -> str:
     check_regular(path)
     try:
@@ -153,9 +187,10 @@ def read_head(path: Path, size: int = 4096) -> str:
         if not raw:
             raise DataFormatError(str(path), "is not a complete bzip2 file: its first block is cut "
                                              "or corrupt (a file still being written?)")
-    if b"\x00" in raw:
+    encoding = _encoding(raw)
+    if encoding == "utf-8-sig" and b"\x00" in raw:  # UTF-16/32 text holds NULs; binary files too
         raise DataFormatError(str(path), "is a binary file, not a series file")
-    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    return raw.decode(encoding, errors="replace").lstrip("\ufeff")
 
 
 def _bz2_head(path: Path, size: int, limit: int = 4 * 2**20) -> bytes:
@@ -184,14 +219,15 @@ def _bz2_head(path: Path, size: int, limit: int = 4 * 2**20) -> bytes:
 
 
 def read_text(path: Path) -> str:
-    """A text file's content (UTF-8, BOM dropped; gzip-compressed files are decompressed, within
-    :func:`max_file_bytes`); DataFormatError names the file."""
+    """A text file's content (UTF-8, or UTF-16/UTF-32 with a byte-order mark; BOM dropped;
+    gzip-compressed files are decompressed, within :func:`max_file_bytes`); DataFormatError names
+    the file."""
     check_regular(path)
     try:
         with open(path, "rb") as fh:
-            gzipped = fh.read(2) == GZIP_MAGIC
-        if not gzipped:
-            return Path(path).read_text(encoding="utf-8-sig")
+            start = fh.read(4)
+        if start[:2] != GZIP_MAGIC:
+            return Path(path).read_text(encoding=_encoding(start))
         limit = max_file_bytes()
         chunks, total = [], 0
         with gzip.open(path, "rb") as gz:  # in chunks: no buffer of the whole limit up front
@@ -202,27 +238,63 @@ def read_text(path: Path) -> str:
                                                      f"{limit / 2**20:.0f} MB limit (set "
                                                      "SEGVIEW_MAX_FILE_MB to raise it)")
                 chunks.append(chunk)
-        return b"".join(chunks).decode("utf-8-sig")
+        raw = b"".join(chunks)
+        return raw.decode(_encoding(raw[:4]))
     except MemoryError:
-        raise DataFormatError(str(path), "is too large to read into memory") from None
+        raise DataFormatError(str(path), "out of memory while reading this file (it is too large "
+                                         "to hold in memory)") from None
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (raised by :func:`strict_object`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice in one object.
+
+    JSON leaves duplicates undefined and Python keeps the last value silently, so a file with
+    ``"n_obs"`` (or an annotator, or a dataset name) twice would be read as whichever came last.
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+def loads_strict(text: str, source: str) -> Any:
+    """``json.loads`` with duplicate keys refused; every failure is a DataFormatError naming
+    ``source`` (invalid JSON with line and column, a repeated key by name)."""
+    try:
+        return json.loads(text, object_pairs_hook=strict_object)
+    except DuplicateKeyError as err:
+        raise DataFormatError(source, f"invalid JSON: key {err.key!r} appears twice in one object "
+                                      "(which value is meant is unknown)") from None
+    except json.JSONDecodeError as err:
+        raise DataFormatError(source, f"invalid JSON: {err.msg}",
+                              f"line {err.lineno}, column {err.colno}") from err
+    except RecursionError:
+        raise DataFormatError(source, "invalid JSON: nested too deeply") from None
+    except ValueError as err:  # e.g. an integer literal of thousands of digits
+        raise DataFormatError(source, f"invalid JSON: {err}") from None
+
+
 def read_json(path: Path) -> Any:
-    """A JSON file's content; an empty or invalid file raises DataFormatError with line/column."""
+    """A JSON file's content; an empty or invalid file raises DataFormatError with line/column,
+    and a key repeated within one object is an error naming the key (:func:`strict_object`)."""
     text = read_text(path)
     if not text.strip():
         raise DataFormatError(str(path), "the file is empty")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataFormatError(str(path), f"invalid JSON: {err.msg}",
-                              f"line {err.lineno}, column {err.colno}") from err
-    except RecursionError:
-        raise DataFormatError(str(path), "invalid JSON: nested too deeply") from None
-    except ValueError as err:  # e.g. an integer literal of thousands of digits
-        raise DataFormatError(str(path), f"invalid JSON: {err}") from None
+    return loads_strict(text, str(path))
 
 
 def reader_for(path: Path) -> Reader:

@@ -119,6 +119,10 @@ def read(path: Path, fill_missing: str | None = None) -> list[Series]:
         raise DataFormatError(str(path), f"n_dim is {n_dim} but {len(entries)} series are given")
     name = str(data["name"])
     time = data.get("time") if isinstance(data.get("time"), dict) else {}
+    index = time.get("index")
+    if index is not None and (not isinstance(index, list) or len(index) != n_obs):
+        count = f"{len(index)} entries" if isinstance(index, list) else f"a {type(index).__name__}"
+        raise DataFormatError(str(path), f"time.index has {count} but n_obs is {n_obs}", "time")
     columns = []
     labels = []
     filled: dict[str, list[int]] = {}
