@@ -26,12 +26,32 @@ from ...core.model import Series
 from .lanes import MethodLanes
 from .navigation import XZoomViewBox
 from .series_plot import AXIS_WIDTH, SERIES_PEN
-from .style import for_display, light_grid, peak_downsampling
+from .style import for_display, light_grid
 from .warmup_shade import WarmupShade
 
 ROW_PX = 64  # least height of one execution's plot (logical pixels)
 SMALL_LANE_PX = 7  # one method's lane under an execution
 OVERLAY_LANE_PX = 10
+# Up to this many samples a curve is drawn whole: peak downsampling and clipping recompute every
+# curve on every pan (30 x 3,000 samples: ~60 ms per pan), while Qt draws 3,000 points in well
+# under a millisecond. Longer executions are peak-downsampled and clipped to the view.
+DOWNSAMPLE_ABOVE = 20_000
+
+
+def set_curve(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
+    """``curve.setData`` drawn whole when short, peak-downsampled and clipped when long."""
+    long = len(y) > DOWNSAMPLE_ABOVE
+    curve.setDownsampling(ds=1, auto=long, method="peak")
+    curve.setClipToView(long)
+    curve.setData(x, y, skipFiniteCheck=True)
+
+
+def unlink_axes(plot: pg.PlotItem, names: Sequence[str] = ("top", "right", "bottom")) -> None:
+    """Detach axes that are not shown from their view: every x range change re-lays out a linked
+    axis' label (``QGraphicsTextItem.setHtml``, ~0.5 ms each), hidden or not; with 60 plots that
+    was ~45 ms of every pan."""
+    for name in names:
+        plot.getAxis(name).unlinkFromView()
 
 
 def execution_colors(n: int) -> list[str]:
@@ -59,7 +79,6 @@ def _y_range(values: np.ndarray) -> tuple[float, float]:
 def _quiet_plot() -> pg.PlotItem:
     plot = pg.PlotItem(viewBox=XZoomViewBox())
     light_grid(plot)
-    peak_downsampling(plot)
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.getAxis("left").setWidth(AXIS_WIDTH)
@@ -78,6 +97,11 @@ class ExecutionRow:
         self.shade = WarmupShade(self.plot)
         self.lanes = MethodLanes(self.plot, methods, lane_px=SMALL_LANE_PX)
         self.lanes.axis.setStyle(showValues=False)  # 7-px rows: the colours name the methods
+        # the view keeps every row's x range in step itself (BenchmarkView._on_view_x_changed):
+        # pyqtgraph's linking maps each range through both views' screen geometry, per link
+        self.lanes.plot.setXLink(None)
+        unlink_axes(self.plot)
+        unlink_axes(self.lanes.plot)
         self.series: Series | None = None
 
     def set_series(self, series: Series, x_span: tuple[float, float]) -> None:
@@ -89,7 +113,7 @@ class ExecutionRow:
         shown, _ = for_display(series.values)
         self.plot.enableAutoRange(x=False, y=False)
         self.plot.setYRange(*_y_range(np.asarray(shown)), padding=0)
-        self.curve.setData(series.xs(), shown, skipFiniteCheck=True)
+        set_curve(self.curve, series.xs(), np.asarray(shown))
         self.shade.set_series(series, lambda i: _x_of(series, i))
         for name in self.lanes.lanes:
             self.lanes[name].clear()
@@ -120,6 +144,8 @@ class BenchmarkView(QWidget):
         self.rows: list[ExecutionRow] = []  # pooled; the first len(benchmark) are in use
         self._row_of: dict[str, ExecutionRow] = {}
         self._results: dict[tuple[str, str], tuple[list[float], float | None]] = {}
+        self._syncing = False
+        self._axis_owner: pg.PlotItem | None = None  # the plot whose bottom axis is shown
 
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -163,8 +189,8 @@ class BenchmarkView(QWidget):
         execs = list(bench.executions)
         while len(self.rows) < len(execs):
             row = ExecutionRow(self.methods)
-            if self.rows:
-                row.plot.setXLink(self.rows[0].plot)
+            for vb in (row.plot.vb, row.lanes.plot.vb):
+                vb.sigXRangeChanged.connect(self._on_view_x_changed)
             self.rows.append(row)
         ends = [float(s.xs()[-1]) if len(s) else 0.0 for s in execs]
         starts = [float(s.xs()[0]) if len(s) else 0.0 for s in execs]
@@ -211,7 +237,7 @@ class BenchmarkView(QWidget):
         for c, s, color in zip(self.overlay_curves, execs, colors):
             shown, _ = for_display(s.values)
             c.setPen(pg.mkPen(color, width=1))
-            c.setData(s.xs(), shown, skipFiniteCheck=True)
+            set_curve(c, s.xs(), np.asarray(shown))
             c.show()
             a, b = _y_range(np.asarray(shown))
             lo, hi = min(lo, a), max(hi, b)
@@ -347,9 +373,14 @@ class BenchmarkView(QWidget):
         for row in self.rows[n:]:
             row.plot.setVisible(False)
             row.lanes.plot.setVisible(False)
+        if self._axis_owner is not None and self._axis_owner is not last:
+            self._axis_owner.showAxis("bottom", False)
+            self._axis_owner.getAxis("bottom").unlinkFromView()
+        self._axis_owner = last
         if last is not None:  # one x axis, under the last execution
             last.showAxis("bottom", True)
             last.getAxis("bottom").setStyle(showValues=True)
+            last.getAxis("bottom").linkToView(last.vb)
         lane_px = SMALL_LANE_PX * len(self.order) + 4 if self.order else 0
         self.plot_widget.setMinimumHeight(n * (ROW_PX + lane_px) + 30)
 
@@ -369,6 +400,20 @@ class BenchmarkView(QWidget):
             if row.series is not None:
                 shown, _ = for_display(row.series.values)
                 row.plot.setYRange(*_y_range(np.asarray(shown)), padding=0)
+
+    def _on_view_x_changed(self, vb: pg.ViewBox, rng: object) -> None:
+        """One execution's x range changed (pan, zoom, View all): every other follows."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            lo, hi = float(rng[0]), float(rng[1])
+            for row in self.rows[:self._used()]:
+                for other in (row.plot.vb, row.lanes.plot.vb):
+                    if other is not vb:
+                        other.setXRange(lo, hi, padding=0)
+        finally:
+            self._syncing = False
 
     def x_range(self) -> tuple[float, float]:
         lo, hi = self.plots()[0].vb.viewRange()[0]
