@@ -120,7 +120,8 @@ class ExplorerDisplay:
             cached = self.results.get((s.id, spec.name))
             if cached is not None and cached.params == self.params[spec.name]:
                 self._draw_in_benchmark(spec, s.id, cached)
-            else:
+            elif not self.runner.in_flight((s.id, spec.name), self.params[spec.name]):
+                # (the execution shown before this view keeps its running jobs)
                 self.runner.request(s, spec, self.params[spec.name], immediate=True)
 
     def _draw_in_benchmark(self, spec: DetectorSpec, sid: str, res: DetectionResult) -> None:

@@ -366,6 +366,17 @@ class JobRunner(QObject):
     def is_busy(self) -> bool:
         return bool(self._running or self._pending or self._next or self._batch is not None)
 
+    def in_flight(self, lane: Lane, params: Params) -> bool:
+        """Whether ``lane`` already computes (or waits to compute) with ``params``: asking again
+        would cancel it and queue the same work behind everything else."""
+        for table in (self._pending, self._next):
+            req = table.get(lane)
+            if req is not None:
+                return req.params == params
+        job = self._running.get(lane)
+        return (job is not None and not job.ctx.cancelled and job.gen == self.generation(lane)
+                and job.req.params == params)
+
     def running_lanes(self) -> list[Lane]:
         return list(self._running)
 

@@ -233,3 +233,23 @@ def test_benchmark_view_of_thirty_executions_reuses_its_rows(qtbot, make_window,
         win.dataset_panel.select_benchmark("b")
     assert len(win.bench_view.plots()) == 2 and win.bench_view.rows == rows  # pooled
     assert all(r.shade.bounds() is None for r in win.bench_view.rows[:2])
+
+
+def test_opening_the_benchmark_keeps_the_running_job_of_the_execution_shown(qtbot, make_window):
+    """The execution shown before the benchmark view keeps its running detector job: asking
+    again would cancel it and queue the same work behind every other execution."""
+    win = make_window(fakes.FAKE_GATED)
+    with qtbot.waitSignal(win.series_shown, timeout=10000):
+        win.set_dataset(_executions())
+    lane = ("org.Foo.bar/exec0", "fake_gated")
+    qtbot.waitUntil(lambda: len(fakes.LOG.calls) >= 1, timeout=5000)  # blocked on the gate
+    job = win.runner._running[lane]
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        win.dataset_panel.select_benchmark("org.Foo.bar")
+    assert win.runner._running.get(lane) is job and not job.ctx.cancelled
+    ids = [f"org.Foo.bar/exec{k}" for k in range(3)]
+    drawn: set = set()
+    win.benchmark_result_drawn.connect(lambda sid, m: drawn.add(sid))
+    fakes.GATE.set()
+    qtbot.waitUntil(lambda: set(ids) <= drawn, timeout=20000)
+    assert [r.lanes["fake_gated"].positions() for r in win.bench_view.rows[:3]] == [[50.0]] * 3
