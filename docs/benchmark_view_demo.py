@@ -45,16 +45,22 @@ def main() -> int:
     ap.add_argument("--executions", type=int, default=8)
     ap.add_argument("--iterations", type=int, default=600)
     ap.add_argument("--overlay", action="store_true")
+    ap.add_argument("--methods", default="kbkssd,pelt,binseg")
+    ap.add_argument("--series-width", type=int, default=760)
     args = ap.parse_args()
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from segview.gui.main_window import MainWindow
     from segview.gui.settings import Settings
 
     app = QApplication(sys.argv)
-    win = MainWindow(Settings(), persist=False)
+    win = MainWindow(Settings(), persist=False)  # persist=False: the user's settings stay as they are
+    for spec in win.specs:  # a few quick methods, so the lanes stay readable
+        win.set_method_enabled(spec.name, spec.name in args.methods.split(","))
     win.show()
+    QTimer.singleShot(800, lambda: win.resizeDocks([win.docks["Series"]], [args.series_width],
+                                                   Qt.Orientation.Horizontal))
     series = demo_executions(args.executions, args.iterations)
     win.set_dataset(series)
     QTimer.singleShot(300, lambda: win.dataset_panel.select_benchmark(

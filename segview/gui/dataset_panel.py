@@ -314,6 +314,7 @@ class _Proxy(QSortFilterProxyModel):
         return bool(a < b)
 
 
+ROLLUP_WIDTH_TEXT = "8/8 steady, med 100"
 EXPAND_BELOW = 400  # rows: a smaller tree opens with every benchmark expanded
 
 
@@ -363,6 +364,11 @@ class DatasetPanel(QWidget):
         for col in range(self.model.columnCount()):
             if not self.table.isColumnHidden(col):
                 self.table.resizeColumnToContents(col)
+        if self.model._bench_row:  # room for a roll-up that comes later ("2/3 steady, med 25")
+            need = self.table.fontMetrics().horizontalAdvance(ROLLUP_WIDTH_TEXT) + 12
+            for col in range(len(FIXED), self.model.columnCount()):
+                if self.table.columnWidth(col) < need:
+                    self.table.setColumnWidth(col, need)
 
     def _on_search_text_changed(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)

@@ -36,6 +36,7 @@ OVERLAY_LANE_PX = 10
 # curve on every pan (30 x 3,000 samples: ~60 ms per pan), while Qt draws 3,000 points in well
 # under a millisecond. Longer executions are peak-downsampled and clipped to the view.
 DOWNSAMPLE_ABOVE = 20_000
+AXIS_PX = 26  # the shared x axis under the last execution
 
 
 def set_curve(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
@@ -74,6 +75,12 @@ def _y_range(values: np.ndarray) -> tuple[float, float]:
     lo, hi = float(finite.min()), float(finite.max())
     pad = 0.05 * (hi - lo) if hi > lo else (abs(hi) * 0.05 or 1.0)
     return lo - pad, hi + pad
+
+
+def _fix_height(plot: pg.PlotItem, px: float) -> None:
+    plot.setMinimumHeight(px)
+    plot.setMaximumHeight(px)
+    plot.setPreferredHeight(px)
 
 
 def _quiet_plot() -> pg.PlotItem:
@@ -219,6 +226,11 @@ class BenchmarkView(QWidget):
                      f"harness warm-up (shaded): {'/'.join(map(str, warm))} iterations")
         names = " ".join(f"<span style='color:{self.color_of[n]}'>&#9632; "
                          f"{self.label_of[n].split(' (')[0]}</span>" for n in self.order)
+        if self.overlaid:  # the lanes under the overlay are one per execution
+            focus = self.label_of.get(self.focus or "", "")
+            names = (f"lanes: <span style='color:{self.color_of[self.focus]}'>"
+                     f"{focus.split(' (')[0]}</span> on each execution (click a method in the "
+                     "Methods list to show another)" if focus else "")
         self.title.setText(f"<b>{b.name}</b> — {len(b)} executions · {b.harness}"
                            f"{' · ' + b.unit if b.unit else ''} · {way} · {warm_text}"
                            f"{'<br>' + names if names else ''}")
@@ -259,11 +271,12 @@ class BenchmarkView(QWidget):
             if old.plot in self.layout_item.items:
                 self.layout_item.removeItem(old.plot)
             old.plot.setXLink(None)
+        named = len(execs) <= 12  # room for each lane's name
         self.overlay_lanes = MethodLanes(plot, [(s.id, f"exec {execution_index(s)}", color)
                                                 for s, color in zip(execs, colors)],
-                                         lane_px=OVERLAY_LANE_PX)
+                                         lane_px=OVERLAY_LANE_PX + (4 if named else 0))
         self.overlay_lanes.set_order([s.id for s in execs])
-        if len(execs) > 12:
+        if not named:
             self.overlay_lanes.axis.setStyle(showValues=False)
         plot.setLabel("left", f"{len(execs)} executions")
 
@@ -278,6 +291,8 @@ class BenchmarkView(QWidget):
 
     def set_focus(self, focus: str | None) -> None:
         self.focus = focus
+        if self.overlaid:
+            self._set_title()
         if self.overlay_lanes is None:
             return
         for sid in self.overlay_lanes.order:
@@ -332,6 +347,7 @@ class BenchmarkView(QWidget):
         if on == self.overlaid:
             return
         self.overlaid = on
+        self._set_title()
         self._relayout()
         self.reset_view()
         self.mode_changed.emit(on)
@@ -377,6 +393,12 @@ class BenchmarkView(QWidget):
             self._axis_owner.showAxis("bottom", False)
             self._axis_owner.getAxis("bottom").unlinkFromView()
         self._axis_owner = last
+        for row in self.rows[:n]:  # lanes back to their own height (set_order's)
+            _fix_height(row.lanes.plot, row.lanes.lane_px * len(row.lanes.order) + 4
+                        if row.lanes.order else 0)
+        if last is not None and last is not self.rows[n - 1].plot:
+            # the last lanes carry the x axis: taller by the axis, or the axis squeezes them
+            _fix_height(last, last.maximumHeight() + AXIS_PX)
         if last is not None:  # one x axis, under the last execution
             last.showAxis("bottom", True)
             last.getAxis("bottom").setStyle(showValues=True)
