@@ -253,3 +253,29 @@ def test_opening_the_benchmark_keeps_the_running_job_of_the_execution_shown(qtbo
     fakes.GATE.set()
     qtbot.waitUntil(lambda: set(ids) <= drawn, timeout=20000)
     assert [r.lanes["fake_gated"].positions() for r in win.bench_view.rows[:3]] == [[50.0]] * 3
+
+
+def test_export_in_the_benchmark_view_saves_every_execution(qtbot, make_window, tmp_path):
+    from PySide6.QtGui import QImage
+
+    win = _window_with_benchmark(qtbot, make_window, fakes.FAKE_CP)
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        win.dataset_panel.select_benchmark("org.Foo.bar")
+    path = tmp_path / "bench.png"
+    win.export_plot(str(path), width=900)
+    img = QImage(str(path))
+    view = win.bench_view.plot_widget
+    assert img.width() == 900
+    # the benchmark view's proportions (three executions stacked), not the single-series plot's
+    ratio = view.ci.height() / view.ci.width()
+    assert abs(img.height() / img.width() - ratio) < 0.02
+    assert "org.Foo.bar" in win.messages.item(win.messages.count() - 1).text()
+
+
+def test_run_on_all_fills_the_benchmark_rollups(qtbot, make_window):
+    win = _window_with_benchmark(qtbot, make_window, fakes.FAKE_ONSET)
+    with qtbot.waitSignal(win.runner.batch_finished, timeout=20000):
+        assert win.run_on_all()
+    model = win.dataset_panel.model
+    assert model.rollup("org.Foo.bar", "fake_onset") == "2/3 steady, med 25"
+    assert model.rollup("other", "fake_onset") is None  # one execution: its own row, no roll-up
