@@ -55,7 +55,7 @@ def main() -> int:
     from segview.gui.settings import Settings
 
     app = QApplication(sys.argv)
-    win = MainWindow(Settings(), persist=False)  # persist=False: the user's settings stay as they are
+    win = MainWindow(Settings(), persist=False)  # the user's own settings stay as they are
     for spec in win.specs:  # a few quick methods, so the lanes stay readable
         win.set_method_enabled(spec.name, spec.name in args.methods.split(","))
     win.show()

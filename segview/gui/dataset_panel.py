@@ -173,7 +173,8 @@ class SeriesTableModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, parent.row() + 1)
 
-    def parent(self, index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+    def parent(self,  # type: ignore[override]
+               index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
         if not index.isValid() or index.internalId() == TOP:
             return QModelIndex()
         return self.createIndex(index.internalId() - 1, 0, TOP)
@@ -470,9 +471,4 @@ class DatasetPanel(QWidget):
             self.series_selected.emit(node.id)
         elif isinstance(node, Benchmark):
             self.benchmark_selected.emit(node.name)
-
-
-def rollup_cell(rollup: Any, produces: str) -> tuple[str, float]:
-    """Text and sort key of a benchmark row's cell from a :class:`~segview.core.benchmark.MethodRollup`."""
-    return rollup.text(produces), rollup.sort_key(produces)
 
