@@ -322,3 +322,70 @@ def rollup(benchmark: Benchmark, results: Mapping[str, Any], *, onset: bool = Tr
             "onset_median": med, "onset_q1": q1, "onset_q3": q3,
             "onset_iqr": (q3 - q1) if q1 is not None and q3 is not None else None,
             "change_points": [len(r.change_points) if r is not None else None for r in got]}
+
+
+@dataclass(frozen=True)
+class MethodRollup:
+    """One method's results over a benchmark's executions (:func:`rollup_results`).
+
+    Attributes:
+        method: the detector's name.
+        executions: how many executions the benchmark has.
+        done: how many of them have a result.
+        steady: how many results have an onset (``steady_start`` not None).
+        median_onset: the median onset of the steady ones (None when none is steady).
+        median_change_points: the median number of change points of the results (None without
+            results).
+    """
+
+    method: str
+    executions: int
+    done: int
+    steady: int
+    median_onset: float | None
+    median_change_points: float | None
+
+    def text(self, produces: str = "onset") -> str:
+        """What a table cell shows: ``"2/3 steady, med 45"`` for an onset method, ``"med 3 cp"``
+        for a change-point method; ``"1/3 done"`` style prefix while results are missing."""
+        if self.done == 0:
+            return ""
+        wait = "" if self.done == self.executions else f" ({self.done}/{self.executions} done)"
+        if produces == "onset":
+            med = "" if self.median_onset is None else f", med {_num(self.median_onset)}"
+            return f"{self.steady}/{self.executions} steady{med}{wait}"
+        return f"med {_num(self.median_change_points or 0.0)} cp{wait}"
+
+    def sort_key(self, produces: str = "onset") -> float:
+        """A number to sort benchmarks by: the median onset (never steady last) or the median
+        number of change points."""
+        if produces == "onset":
+            return float("inf") if self.median_onset is None else float(self.median_onset)
+        return float("inf") if self.median_change_points is None else self.median_change_points
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:.1f}"
+
+
+def rollup_results(benchmark: Benchmark, results: Mapping[tuple[str, str], Any],
+                   methods: Iterable[str]) -> dict[str, MethodRollup]:
+    """Per method, how the benchmark's executions came out: how many have a result, how many are
+    steady, the median onset of the steady ones and the median number of change points.
+
+    ``results`` maps ``(series id, method)`` to a result with ``steady_start`` and
+    ``change_points`` (a :class:`~segview.core.result.DetectionResult`); executions without a
+    result are counted as not done, never as not steady.
+    """
+    import numpy as np
+
+    out = {}
+    for m in methods:
+        r = rollup(benchmark, {s.id: results[(s.id, m)] for s in benchmark.executions
+                               if (s.id, m) in results})
+        cps = [c for c in r["change_points"] if c is not None]
+        out[m] = MethodRollup(
+            method=m, executions=r["executions"], done=r["analysed"], steady=r["steady"],
+            median_onset=r["onset_median"],
+            median_change_points=float(np.median(cps)) if cps else None)
+    return out

@@ -1,31 +1,46 @@
-"""The dataset panel: loaded series with label status and per-method results, searchable, sortable."""
+"""The dataset panel: loaded benchmarks and their executions with label status and per-method
+results (roll-ups on a benchmark's row), searchable, sortable.
+
+A tree: one row per benchmark (:func:`segview.core.benchmark.group`, what
+``Dataset.benchmarks()`` returns), its process executions as child rows. A benchmark with one
+execution (a CSV column, a TCPD data set, a JMH fork list of one fork) is a single row without
+children, so a folder of plain series looks as a flat list.
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex,
+from PySide6.QtCore import (QAbstractItemModel, QModelIndex, QPersistentModelIndex,
                             QSortFilterProxyModel, Qt, Signal)
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
+from ..core.benchmark import Benchmark, execution_index, group, warmup_count
 from ..core.io.labels_csv import LabelRow
 from ..core.model import Series
 from ..core.registry import DetectorSpec
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+FILTER_ROLE = Qt.ItemDataRole.UserRole + 2  # what the search matches: benchmark and series names
 FIXED = ("Series", "n", "Label", "Ref")
 NONE_SORT = float("inf")  # "never steady" / missing sorts last
+TOP = 0  # internal id of a top-level row; a child row's is its parent's row + 1
 
 
-class SeriesTableModel(QAbstractTableModel):
-    """Rows: series. Columns: id, length, steady label, reference onset, one per method."""
+class SeriesTableModel(QAbstractItemModel):
+    """Rows: benchmarks (a single-execution benchmark is its series' row), children: executions.
+    Columns: id, length, steady label, reference onset, one per method (a benchmark's row holds
+    the method's roll-up over its executions)."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.series: list[Series] = []
+        self.benchmarks: list[Benchmark] = []
         self.labels: dict[str, LabelRow] = {}
         self.methods: list[DetectorSpec] = []
         self._cells: dict[tuple[str, str], tuple[str, float]] = {}
-        self._row_of: dict[str, int] = {}
+        self._rollups: dict[tuple[str, str], tuple[str, float]] = {}  # (benchmark, method)
+        self._where: dict[str, tuple[int, int]] = {}  # series id -> (top row, child row or -1)
+        self._bench_row: dict[str, int] = {}  # multi-execution benchmark name -> top row
         self.notes: dict[str, str] = {}  # method -> its non-default parameters (header mark)
 
     def set_method_note(self, method: str, note: str) -> None:
@@ -41,8 +56,18 @@ class SeriesTableModel(QAbstractTableModel):
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow]) -> None:
         self.beginResetModel()
         self.series, self.labels = list(series), dict(labels)
-        self._row_of = {s.id: i for i, s in enumerate(self.series)}
+        self.benchmarks = group(self.series)
+        self._where.clear()
+        self._bench_row.clear()
+        for r, b in enumerate(self.benchmarks):
+            if len(b) == 1:
+                self._where[b.executions[0].id] = (r, -1)
+            else:
+                self._bench_row[b.name] = r
+                for c, s in enumerate(b.executions):
+                    self._where[s.id] = (r, c)
         self._cells.clear()
+        self._rollups.clear()
         self.endResetModel()
 
     def set_methods(self, specs: list[DetectorSpec]) -> None:
@@ -52,17 +77,33 @@ class SeriesTableModel(QAbstractTableModel):
 
     def set_result(self, series_id: str, method: str, text: str, sort: float) -> None:
         self._cells[(series_id, method)] = (text, sort)
-        self._cell_changed(series_id, method)
+        self._cell_changed(self.index_of(series_id), method)
+
+    def set_rollup(self, benchmark: str, method: str, text: str, sort: float) -> None:
+        """The roll-up shown on a multi-execution benchmark's row."""
+        self._rollups[(benchmark, method)] = (text, sort)
+        self._cell_changed(self.benchmark_index(benchmark), method)
 
     def clear_method(self, method: str) -> None:
-        for key in [k for k in self._cells if k[1] == method]:
-            del self._cells[key]
+        for table in (self._cells, self._rollups):
+            for key in [k for k in table if k[1] == method]:
+                del table[key]
         col = self._column_of(method)
-        if col is not None and self.series:
-            self.dataChanged.emit(self.index(0, col), self.index(len(self.series) - 1, col))
+        if col is None:
+            return
+        if self.benchmarks:
+            self.dataChanged.emit(self.index(0, col), self.index(len(self.benchmarks) - 1, col))
+        for r in self._bench_row.values():
+            parent = self.index(r, 0)
+            n = len(self.benchmarks[r])
+            self.dataChanged.emit(self.index(0, col, parent), self.index(n - 1, col, parent))
 
     def cell(self, series_id: str, method: str) -> str | None:
         got = self._cells.get((series_id, method))
+        return None if got is None else got[0]
+
+    def rollup(self, benchmark: str, method: str) -> str | None:
+        got = self._rollups.get((benchmark, method))
         return None if got is None else got[0]
 
     def _column_of(self, method: str) -> int | None:
@@ -71,21 +112,83 @@ class SeriesTableModel(QAbstractTableModel):
                 return len(FIXED) + j
         return None
 
-    def _cell_changed(self, series_id: str, method: str) -> None:
-        row, col = self._row_of.get(series_id), self._column_of(method)
-        if row is not None and col is not None:
-            idx = self.index(row, col)
+    def _cell_changed(self, index: QModelIndex, method: str) -> None:
+        col = self._column_of(method)
+        if index.isValid() and col is not None:
+            idx = index.siblingAtColumn(col)
             self.dataChanged.emit(idx, idx)
 
+    # lookups
+    def index_of(self, series_id: str, column: int = 0) -> QModelIndex:
+        """The row of a series (a single-execution benchmark's top row, or an execution's)."""
+        where = self._where.get(series_id)
+        if where is None:
+            return QModelIndex()
+        top, child = where
+        if child < 0:
+            return self.index(top, column)
+        return self.index(child, column, self.index(top, 0))
+
+    def benchmark_index(self, name: str) -> QModelIndex:
+        """The row of a multi-execution benchmark (invalid for a single-execution one)."""
+        r = self._bench_row.get(name)
+        return QModelIndex() if r is None else self.index(r, 0)
+
+    def benchmark_of(self, series_id: str) -> Benchmark | None:
+        where = self._where.get(series_id)
+        return None if where is None else self.benchmarks[where[0]]
+
+    def benchmark_named(self, name: str) -> Benchmark | None:
+        r = self._bench_row.get(name)
+        return None if r is None else self.benchmarks[r]
+
+    def node(self, index: QModelIndex | QPersistentModelIndex) -> Series | Benchmark | None:
+        """What a row shows: a Series (an execution, or a single-execution benchmark) or a
+        multi-execution Benchmark."""
+        if not index.isValid():
+            return None
+        pid = index.internalId()
+        if pid == TOP:
+            b = self.benchmarks[index.row()]
+            return b.executions[0] if len(b) == 1 else b
+        return self.benchmarks[pid - 1].executions[index.row()]
+
     def row_of(self, series_id: str) -> int | None:
-        return self._row_of.get(series_id)
+        """Top-level row holding a series (its own or its benchmark's)."""
+        where = self._where.get(series_id)
+        return None if where is None else where[0]
 
     # Qt model interface
+    def index(self, row: int, column: int,
+              parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
+        if column < 0 or column >= self.columnCount() or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, TOP) if row < len(self.benchmarks) \
+                else QModelIndex()
+        if parent.internalId() != TOP:
+            return QModelIndex()
+        b = self.benchmarks[parent.row()]
+        if len(b) == 1 or row >= len(b):
+            return QModelIndex()
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self,  # type: ignore[override]
+               index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
+        if not index.isValid() or index.internalId() == TOP:
+            return QModelIndex()
+        return self.createIndex(index.internalId() - 1, 0, TOP)
+
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.series)
+        if not parent.isValid():
+            return len(self.benchmarks)
+        if parent.internalId() != TOP or parent.column() != 0:
+            return 0
+        b = self.benchmarks[parent.row()]
+        return 0 if len(b) == 1 else len(b)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(FIXED) + len(self.methods)
+        return len(FIXED) + len(self.methods)
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -98,35 +201,85 @@ class SeriesTableModel(QAbstractTableModel):
             return name + (" \u2022" if self.notes.get(name) else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             if section < len(FIXED):
-                return ("series id", "number of samples", "steady according to the labels table",
+                return ("series id; a benchmark's process executions are its children",
+                        "number of samples (a benchmark: its executions)",
+                        "steady according to the labels table",
                         "reference onset (aggregated judges)")[section]
             spec = self.methods[section - len(FIXED)]
             note = self.notes.get(spec.name)
             return (f"{spec.label}: onset (or number of change points) with the current "
-                    "parameters; a parameter change clears the column"
+                    "parameters; on a benchmark's row: how many executions are steady and "
+                    "their median onset; a parameter change clears the column"
                     + (f"\n\u2022 computed with changed parameters: {note}" if note
                        else "\n(defaults)"))
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex,
              role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        node = self.node(index)
+        if node is None:
             return None
-        s = self.series[index.row()]
         col = index.column()
+        if isinstance(node, Benchmark):
+            return self._benchmark_data(node, col, role)
+        child = index.internalId() != TOP
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(s, col)
+            return self._display(node, col, child)
         if role == SORT_ROLE:
-            return self._sort(s, col)
+            return self._sort(node, col, child)
+        if role == FILTER_ROLE:
+            return f"{node.id} {node.metadata.get('benchmark', '')}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
-            return str(s.metadata.get("source", s.id))
+            k = warmup_count(node)
+            return (f"{node.id}\n{node.metadata.get('source', '')}"
+                    + (f"\n{k} harness warm-up iterations (shaded)" if k else "")).strip()
         return None
 
-    def _display(self, s: Series, col: int) -> str:
+    def _benchmark_data(self, b: Benchmark, col: int, role: int) -> Any:
+        method = self.methods[col - len(FIXED)].name if col >= len(FIXED) else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return b.name
+            if col == 1:
+                return f"{len(b)} exec"
+            if method is not None:
+                got = self._rollups.get((b.name, method))
+                return "" if got is None else got[0]
+            return ""
+        if role == SORT_ROLE:
+            if col == 0:
+                return b.name
+            if col == 1:
+                return float(max(len(s) for s in b.executions))
+            if method is not None:
+                got = self._rollups.get((b.name, method))
+                return NONE_SORT if got is None else got[1]
+            return -1.0 if col == 2 else NONE_SORT
+        if role == FILTER_ROLE:
+            return b.name
+        if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and col == 0:
+            unit = f", unit {b.unit}" if b.unit else ""
+            way = {"lower": ", lower is better", "higher": ", higher is better"}.get(
+                b.direction or "", "")
+            return (f"{b.name}: {len(b)} process executions ({b.harness}{unit}{way})"
+                    + "".join(f"\n\u26a0 {w}" for w in b.warnings))
+        if role == Qt.ItemDataRole.FontRole and col == 0:
+            from PySide6.QtGui import QFont
+            f = QFont()
+            f.setBold(True)
+            return f
+        return None
+
+    def _display(self, s: Series, col: int, child: bool) -> str:
         lab = self.labels.get(s.id)
         if col == 0:
+            if child:
+                k = warmup_count(s)
+                return f"exec {execution_index(s)}" + (f" (warm-up {k})" if k else "")
             return s.id
         if col == 1:
             return str(len(s))
@@ -137,10 +290,10 @@ class SeriesTableModel(QAbstractTableModel):
         got = self._cells.get((s.id, self.methods[col - len(FIXED)].name))
         return "" if got is None else got[0]
 
-    def _sort(self, s: Series, col: int) -> Any:
+    def _sort(self, s: Series, col: int, child: bool) -> Any:
         lab = self.labels.get(s.id)
         if col == 0:
-            return s.id
+            return float(execution_index(s)) if child else s.id
         if col == 1:
             return float(len(s))
         if col == 2:
@@ -151,74 +304,171 @@ class SeriesTableModel(QAbstractTableModel):
         return NONE_SORT if got is None else got[1]
 
 
+class _Proxy(QSortFilterProxyModel):
+    """Sorts by ``SORT_ROLE`` (numbers and names never compared with each other)."""
+
+    def lessThan(self, left: QModelIndex | QPersistentModelIndex,  # noqa: N802 (Qt override)
+                 right: QModelIndex | QPersistentModelIndex) -> bool:
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        if isinstance(a, str) != isinstance(b, str):
+            return isinstance(a, str) < isinstance(b, str)
+        return bool(a < b)
+
+
+ROLLUP_WIDTH_TEXT = "8/8 steady, med 100"
+EXPAND_BELOW = 400  # rows: a smaller tree opens with every benchmark expanded
+
+
 class DatasetPanel(QWidget):
-    """Search box and table; emits ``series_selected(series_id)``."""
+    """Search box and tree; emits ``series_selected(series_id)`` for a series or execution row
+    and ``benchmark_selected(name)`` for a multi-execution benchmark's row."""
 
     series_selected = Signal(str)
+    benchmark_selected = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = SeriesTableModel(self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = _Proxy(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(0)
+        self.proxy.setFilterRole(FILTER_ROLE)
+        self.proxy.setRecursiveFilteringEnabled(True)  # a matching execution keeps its benchmark
+        self.proxy.setAutoAcceptChildRows(True)  # a matching benchmark keeps its executions
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search series (id)…")
+        self.search.setPlaceholderText("Search benchmarks and series…")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.proxy.setFilterFixedString)
-        self.table = QTableView(self)
+        self.search.textChanged.connect(self._on_search_text_changed)
+        self.table = QTreeView(self)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        # Interactive + one-off fitting: ResizeToContents re-measured every cell on every result
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.model.modelReset.connect(self.table.resizeColumnsToContents)
-        # fitted to the first 100 rows, not Qt's default 1000: 14 columns x 1000 rows of data()
-        # calls held the GUI thread ~0.3 s when a folder of 5,000 series came in
-        self.table.horizontalHeader().setResizeContentsPrecision(100)
+        self.table.setUniformRowHeights(True)  # a long tree is laid out without measuring rows
+        self.table.setIndentation(14)
         self.table.setAlternatingRowColors(True)
+        self.table.setRootIsDecorated(True)
+        self.table.header().setStretchLastSection(False)
+        self.model.modelReset.connect(self._on_model_reset)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.search)
         lay.addWidget(self.table)
 
-    def current_id(self) -> str | None:
-        idx = self.table.currentIndex()
-        if not idx.isValid():
-            return None
-        return self.model.series[self.proxy.mapToSource(idx).row()].id
+    def _on_model_reset(self) -> None:
+        if len(self.model.series) + len(self.model.benchmarks) < EXPAND_BELOW:
+            self.table.expandAll()
+        for col in range(self.model.columnCount()):
+            if not self.table.isColumnHidden(col):
+                self.table.resizeColumnToContents(col)
+        if self.model._bench_row:  # room for a roll-up that comes later ("2/3 steady, med 25")
+            need = self.table.fontMetrics().horizontalAdvance(ROLLUP_WIDTH_TEXT) + 12
+            for col in range(len(FIXED), self.model.columnCount()):
+                if self.table.columnWidth(col) < need:
+                    self.table.setColumnWidth(col, need)
 
-    def select(self, series_id: str) -> bool:
-        row = self.model.row_of(series_id)
-        if row is None:
-            return False
-        idx = self.proxy.mapFromSource(self.model.index(row, 0))
+    def _on_search_text_changed(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        if text:
+            self.table.expandAll()
+
+    # ------------------------------------------------------------------ what is selected
+    def current_node(self) -> Series | Benchmark | None:
+        return self.model.node(self.proxy.mapToSource(self.table.currentIndex()))
+
+    def current_id(self) -> str | None:
+        node = self.current_node()
+        return node.id if isinstance(node, Series) else None
+
+    def current_benchmark(self) -> str | None:
+        node = self.current_node()
+        return node.name if isinstance(node, Benchmark) else None
+
+    def _show(self, source: QModelIndex) -> bool:
+        idx = self.proxy.mapFromSource(source)
         if not idx.isValid():  # filtered out: clear the filter so it can be shown
             self.search.clear()
-            idx = self.proxy.mapFromSource(self.model.index(row, 0))
+            idx = self.proxy.mapFromSource(source)
+        if not idx.isValid():
+            return False
+        if idx.parent().isValid():
+            self.table.expand(idx.parent())
         self.table.setCurrentIndex(idx)
         self.table.scrollTo(idx)
         return True
 
+    def select(self, series_id: str) -> bool:
+        src = self.model.index_of(series_id)
+        return src.isValid() and self._show(src)
+
+    def select_benchmark(self, name: str) -> bool:
+        src = self.model.benchmark_index(name)
+        return src.isValid() and self._show(src)
+
+    # ------------------------------------------------------------------ stepping
+    def _visible_rows(self) -> list[QModelIndex]:
+        """Visible rows (proxy indices) top to bottom, children after their benchmark."""
+        out: list[QModelIndex] = []
+        for r in range(self.proxy.rowCount()):
+            top = self.proxy.index(r, 0)
+            out.append(top)
+            for c in range(self.proxy.rowCount(top)):
+                out.append(self.proxy.index(c, 0, top))
+        return out
+
     def step(self, delta: int) -> bool:
-        """Select the next (+1) or previous (-1) visible row."""
+        """Select the next (+1) or previous (-1) series: a single-execution benchmark's row or an
+        execution, in the order shown (a benchmark's own row is passed over)."""
+        rows = self._visible_rows()
+        leaves = [i for i in rows if self.proxy.rowCount(i) == 0]
+        if not leaves:
+            return False
+        cur = self.table.currentIndex().siblingAtColumn(0)
+        if not cur.isValid():
+            self.table.setCurrentIndex(leaves[0])
+            return True
+        pos = next((k for k, i in enumerate(rows) if i == cur), None)
+        if pos is None:
+            return False
+        seq = rows[pos + 1:] if delta > 0 else rows[:pos][::-1]
+        nxt = next((i for i in seq if self.proxy.rowCount(i) == 0), None)
+        if nxt is None:
+            return False
+        if nxt.parent().isValid():
+            self.table.expand(nxt.parent())
+        self.table.setCurrentIndex(nxt)
+        self.table.scrollTo(nxt)
+        return True
+
+    def step_benchmark(self, delta: int) -> bool:
+        """Select the next (+1) or previous (-1) benchmark row (top level)."""
         n = self.proxy.rowCount()
         if n == 0:
             return False
-        cur = self.table.currentIndex()
-        row = 0 if not cur.isValid() else min(max(cur.row() + delta, 0), n - 1)
-        if cur.isValid() and row == cur.row():
+        cur = self.table.currentIndex().siblingAtColumn(0)
+        if not cur.isValid():
+            self.table.setCurrentIndex(self.proxy.index(0, 0))
+            return True
+        top = cur.parent() if cur.parent().isValid() else cur
+        if cur.parent().isValid() and delta < 0:
+            row = top.row()  # from an execution, "previous" is its own benchmark first
+        else:
+            row = min(max(top.row() + delta, 0), n - 1)
+        idx = self.proxy.index(row, 0)
+        if idx == cur:
             return False
-        self.table.setCurrentIndex(self.proxy.index(row, 0))
+        self.table.setCurrentIndex(idx)
+        self.table.scrollTo(idx)
         return True
 
     def _on_table_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self.series_selected.emit(self.model.series[self.proxy.mapToSource(current).row()].id)
+        node = self.model.node(self.proxy.mapToSource(current))
+        if isinstance(node, Series):
+            self.series_selected.emit(node.id)
+        elif isinstance(node, Benchmark):
+            self.benchmark_selected.emit(node.name)
+

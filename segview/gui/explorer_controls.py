@@ -88,6 +88,8 @@ class ExplorerControls:
             self.enabled.discard(name)
             if self.current is not None:
                 self.runner.cancel_lanes(keep_series=self.current.id, detector=name)
+            elif self.current_benchmark is not None:
+                self.runner.cancel_lanes(detector=name)
             self._sync_lanes()
             if self.tracks.focus == name:
                 self.set_focus(None)
@@ -118,11 +120,31 @@ class ExplorerControls:
     def _on_dataset_series_selected(self, series_id: str) -> None:
         self.show_series(series_id)
 
+    @Slot(str)
+    def _on_dataset_benchmark_selected(self, name: str) -> None:
+        self.show_benchmark(name)
+
+    @Slot(str)
+    def _on_bench_view_execution_activated(self, series_id: str) -> None:
+        self.dataset_panel.select(series_id)
+
+    @Slot(bool)
+    def _on_bench_view_mode_changed(self, overlaid: bool) -> None:
+        self.overlay_action.setChecked(overlaid)
+
     def next_series(self) -> None:
+        """The next series in the list, stepping through a benchmark's executions."""
         self.dataset_panel.step(+1)
 
     def previous_series(self) -> None:
         self.dataset_panel.step(-1)
+
+    def next_benchmark(self) -> None:
+        """The next benchmark (a multi-execution one opens in the benchmark view)."""
+        self.dataset_panel.step_benchmark(+1)
+
+    def previous_benchmark(self) -> None:
+        self.dataset_panel.step_benchmark(-1)
 
     def jump_to(self, text: str) -> bool:
         """Show a series by id, or by 1-based position."""
@@ -143,6 +165,9 @@ class ExplorerControls:
             self.jump_to(text)
 
     def reset_zoom(self) -> None:
+        if self.current_benchmark is not None:
+            self.bench_view.reset_view()
+            return
         self.series_plot.reset_view()
         self.overview.sync()
 

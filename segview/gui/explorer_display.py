@@ -7,6 +7,7 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox
 
+from ..core.benchmark import Benchmark, rollup_results
 from ..core.evaluation.batch import partial_path
 from ..core.io.labels_csv import LabelRow
 from ..core.limits import cost_warning
@@ -39,6 +40,8 @@ class ExplorerDisplay:
         self.labels = dict(labels or {})
         self.dataset_panel.model.set_dataset(self.series, self.labels)
         self.current = None
+        self.current_benchmark = None
+        self.central.setCurrentWidget(self.plot_widget)
         if self.series:
             self.dataset_panel.select(self.series[0].id)
 
@@ -47,6 +50,8 @@ class ExplorerDisplay:
         if self.current is not None and self.current.id == series_id:
             return
         self.current = s
+        self.current_benchmark = None
+        self.central.setCurrentWidget(self.plot_widget)
         self.runner.cancel_lanes(keep_series=series_id)
         self.series_plot.set_series(s)
         self.overview.set_series(s)
@@ -75,6 +80,83 @@ class ExplorerDisplay:
         self.plot_widget.scene().prepareForPaint()  # one paint, not two (see _draw)
         self.series_shown.emit(series_id)
 
+    def show_benchmark(self, name: str) -> None:
+        """The benchmark view: every execution of a multi-execution benchmark, each with the
+        enabled methods' lanes; detection runs on the job runner, results appear as they come."""
+        b = self.dataset_panel.model.benchmark_named(name)
+        if b is None:
+            return
+        if self.current_benchmark is not None and self.current_benchmark.name == name:
+            return
+        self.current = None
+        self.current_benchmark = b
+        self.runner.cancel_lanes(keep_series=[s.id for s in b.executions])
+        for name_ in self.marks:  # the single-series view's marks belonged to another series
+            self.marks[name_].clear()
+            self.lanes[name_].clear()
+        self.hover_label.setText("")
+        self.bench_view.set_benchmark(b, [s.name for s in self.specs if s.name in self.enabled],
+                                      self.tracks.focus)
+        self.central.setCurrentWidget(self.bench_view)
+        self.setWindowTitle(f"segview — {b.name} ({len(b)} executions, {b.harness})")
+        for w in b.warnings:
+            self.post(w)
+        for spec in self.specs:
+            self.status[spec.name] = ""
+        for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
+                           key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
+            self._compute_benchmark(spec)
+        self._refresh_method_items()
+        self.benchmark_shown.emit(b.name)
+
+    def _compute_benchmark(self, spec: DetectorSpec) -> None:
+        """Request ``spec`` on every execution of the benchmark shown (cached ones drawn now)."""
+        b = self.current_benchmark
+        if b is None:
+            return
+        if not self.cost_accepted(spec, max(len(s) for s in b.executions)):
+            return
+        for s in b.executions:
+            cached = self.results.get((s.id, spec.name))
+            if cached is not None and cached.params == self.params[spec.name]:
+                self._draw_in_benchmark(spec, s.id, cached)
+            elif not self.runner.in_flight((s.id, spec.name), self.params[spec.name]):
+                # (the execution shown before this view keeps its running jobs)
+                self.runner.request(s, spec, self.params[spec.name], immediate=True)
+
+    def _draw_in_benchmark(self, spec: DetectorSpec, sid: str, res: DetectionResult) -> None:
+        onset = res.steady_start if spec.produces == "onset" else None
+        if self.bench_view.set_result(sid, spec.name, [int(c) for c in res.change_points], onset):
+            self._benchmark_status(spec)
+            self.benchmark_result_drawn.emit(sid, spec.name)
+
+    def _benchmark_status(self, spec: DetectorSpec) -> None:
+        """The method list's text for the benchmark shown: its roll-up over the executions."""
+        b = self.current_benchmark
+        if b is None:
+            return
+        r = rollup_results(b, self._current_results(b, spec.name), [spec.name])[spec.name]
+        self.status[spec.name] = r.text(spec.produces)
+        self._refresh_method_items()
+
+    def _current_results(self, b: Benchmark, name: str) -> dict:
+        out = {}
+        for s in b.executions:
+            res = self.results.get((s.id, name))
+            if res is not None and res.params == self.params[name]:
+                out[(s.id, name)] = res
+        return out
+
+    def _update_rollup(self, sid: str, name: str) -> None:
+        """Refresh the roll-up cell of the benchmark ``sid`` belongs to (multi-execution only)."""
+        model = self.dataset_panel.model
+        b = model.benchmark_of(sid)
+        spec = self.spec_by_name.get(name)
+        if b is None or len(b) < 2 or spec is None:
+            return
+        r = rollup_results(b, self._current_results(b, name), [name])[name]
+        model.set_rollup(b.name, name, r.text(spec.produces), r.sort_key(spec.produces))
+
     def _show_labeled_extras(self, s: Series) -> None:
         """Annotators' change points (TCPD) on the series, and ``time.raw`` dates on the x axes."""
         ann = getattr(self, "annotations", {}).get(s.id, {})
@@ -93,6 +175,8 @@ class ExplorerDisplay:
 
     def _compute(self, spec: DetectorSpec, immediate: bool = False) -> None:
         if self.current is None:
+            if self.current_benchmark is not None:
+                self._compute_benchmark(spec)
             return
         lane = (self.current.id, spec.name)
         cached = self.results.get(lane)
@@ -162,6 +246,7 @@ class ExplorerDisplay:
         self.overlay_updated.emit(spec.name)
 
     def _clear_method(self, name: str) -> None:
+        self.bench_view.clear_method(name)
         self.marks[name].clear()
         self.lanes[name].clear()
         if self.tracks.clear_method(name) and name == self.tracks.focus:
@@ -181,6 +266,7 @@ class ExplorerDisplay:
             lane.set_emphasis(lane_name == name)
             self.lanes[lane_name].set_emphasis(lane_name == name)
         self._show_marks(name)
+        self.bench_view.set_focus(name)
         for box_name, box in self.param_panel.boxes.items():
             box.setStyleSheet(f"QGroupBox::title {{ color: {self.colors[box_name]}; }}"
                               if box_name == name else "")
@@ -197,7 +283,9 @@ class ExplorerDisplay:
 
     def _sync_lanes(self) -> None:
         """One lane per enabled method, in the Methods list's order."""
-        self.lanes.set_order([s.name for s in self.specs if s.name in self.enabled])
+        order = [s.name for s in self.specs if s.name in self.enabled]
+        self.lanes.set_order(order)
+        self.bench_view.set_order(order, self.tracks.focus)
         self._relayout()
         self._show_marks(self.tracks.focus)
 
@@ -264,9 +352,13 @@ class ExplorerDisplay:
         self._runtime[name] = res.runtime_ms
         if res.params == self.params[name]:
             self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
+            self._update_rollup(sid, name)
         if (self.current is not None and sid == self.current.id and name in self.enabled
                 and res.params == self.params[name]):
             self._draw(spec, res)
+        elif (self.current_benchmark is not None and name in self.enabled
+              and res.params == self.params[name]):
+            self._draw_in_benchmark(spec, sid, res)
 
     @Slot(object, str, bool)
     def _on_runner_job_failed(self, lane: Lane, text: str, recoverable: bool) -> None:
@@ -317,6 +409,9 @@ class ExplorerDisplay:
         spec = self.spec_by_name[name]
         if params == self.params[name]:
             self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
+            self._update_rollup(sid, name)
+            if self.current_benchmark is not None and name in self.enabled:
+                self._draw_in_benchmark(spec, sid, res)
 
     @Slot(str, str, str)
     def _on_runner_batch_failed(self, sid: str, name: str, text: str) -> None:

@@ -202,7 +202,12 @@ class ExplorerFiles:
 
     def export_plot(self, path: str, width: int | None = None, legend: bool = True) -> None:
         """Save the plots as PNG (``width`` pixels wide) or SVG, with a legend of the series, the
-        reference and every enabled method unless ``legend`` is False."""
+        reference and every enabled method unless ``legend`` is False. In the benchmark view:
+        every execution as shown (the method colours are named in its heading)."""
+        if self.current_benchmark is not None:
+            export_plot(self.bench_view.layout_item, path, width=width)
+            self.post(f"Plot of {self.current_benchmark.name} saved to {path}")
+            return
         item = self._add_export_legend() if legend else None
         try:
             export_plot(self.layout_item, path, width=width)

@@ -35,7 +35,7 @@ import time
 import traceback
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
@@ -323,12 +323,18 @@ class JobRunner(QObject):
             self._timer.start()
         return lane
 
-    def cancel_lanes(self, keep_series: str | None = None, detector: str | None = None) -> None:
-        """Cancel and forget lanes of every series but ``keep_series`` (or of one detector)."""
+    def cancel_lanes(self, keep_series: str | Collection[str] | None = None,
+                     detector: str | None = None) -> None:
+        """Cancel and forget lanes of every series but ``keep_series`` (one id, or several: the
+        executions of the benchmark shown), or of one detector (on ``keep_series`` only, when
+        given)."""
+        keep = ({keep_series} if isinstance(keep_series, str)
+                else set(keep_series) if keep_series is not None else set())
+
         def hit(lane: Lane) -> bool:
             if detector is not None:
-                return lane[1] == detector and (keep_series is None or lane[0] == keep_series)
-            return lane[0] != keep_series
+                return lane[1] == detector and (keep_series is None or lane[0] in keep)
+            return lane[0] not in keep
         for table in (self._pending, self._next):
             for lane in [ln for ln in table if hit(ln)]:
                 del table[lane]
@@ -359,6 +365,17 @@ class JobRunner(QObject):
 
     def is_busy(self) -> bool:
         return bool(self._running or self._pending or self._next or self._batch is not None)
+
+    def in_flight(self, lane: Lane, params: Params) -> bool:
+        """Whether ``lane`` already computes (or waits to compute) with ``params``: asking again
+        would cancel it and queue the same work behind everything else."""
+        for table in (self._pending, self._next):
+            req = table.get(lane)
+            if req is not None:
+                return req.params == params
+        job = self._running.get(lane)
+        return (job is not None and not job.ctx.cancelled and job.gen == self.generation(lane)
+                and job.req.params == params)
 
     def running_lanes(self) -> list[Lane]:
         return list(self._running)

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPixmap, QUndoStack
 from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QListWidget, QListWidgetItem,
-                               QMainWindow, QProgressBar, QPushButton, QWidget)
+                               QMainWindow, QProgressBar, QPushButton, QStackedWidget, QWidget)
 
 from ..core import registry
 from ..core.io.labels_csv import LabelRow
@@ -28,6 +28,7 @@ from .jobs import JobRunner, shared_processes
 from .geometry import clamp_to_screen, default_geometry
 from .help_dialogs import show_about, show_shortcuts
 from .param_panel import DEFAULTS, ParamPanel
+from .plots.benchmark_view import BenchmarkView
 from .plots.lanes import MethodLanes
 from .plots.markers import LaneMarkers
 from .plots.navigation import XZoomViewBox
@@ -49,7 +50,8 @@ MOUSE_HELP = (("Wheel", "zoom x around the pointer (y follows the data in view)"
               ("Click or drag on the overview strip", "move the view there"),
               ("Hover a method lane", "its lines in full height on the series"),
               ("Click a method lane", "focus the method (tracks, parameters)"),
-              ("Wheel over the Parameters panel", "scrolls it; click a control first to wheel it"))
+              ("Wheel over the Parameters panel", "scrolls it; click a control first to wheel it"),
+              ("Double click an execution (benchmark view)", "show that execution alone"))
 
 
 def swatch(color: str) -> QIcon:
@@ -63,6 +65,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
 
     overlay_updated = Signal(str)  # method name, after its result was drawn
     series_shown = Signal(str)
+    benchmark_shown = Signal(str)  # a multi-execution benchmark's view, by name
+    benchmark_result_drawn = Signal(str, str)  # series id, method: drawn in the benchmark view
     message_posted = Signal(str)
 
     def __init__(self, settings: Settings | None = None, specs: list[DetectorSpec] | None = None,
@@ -81,6 +85,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.annotations: dict[str, dict[str, list[int]]] = {}  # TCPD annotators per series
         self.fill_missing: str | None = None  # TCPD gaps: a named filling rule (segview gui)
         self.current: Series | None = None
+        self.current_benchmark = None  # the Benchmark in the benchmark view (current is None then)
         self.results: dict[tuple[str, str], DetectionResult] = {}
         self.status: dict[str, str] = {}
         self._runtime: dict[str, float] = {}
@@ -154,8 +159,16 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.tracks_shown = True
         self.overview = Overview(self.main_plot)
         self._shown_marks: str | None = None
+        # a multi-execution benchmark: its executions as small multiples (or overlaid)
+        self.bench_view = BenchmarkView([(s.name, s.label, self.colors[s.name])
+                                         for s in self.specs], self)
+        self.bench_view.execution_activated.connect(self._on_bench_view_execution_activated)
+        self.bench_view.mode_changed.connect(self._on_bench_view_mode_changed)
+        self.central = QStackedWidget(self)
+        self.central.addWidget(self.plot_widget)
+        self.central.addWidget(self.bench_view)
         self._sync_lanes()
-        self.setCentralWidget(self.plot_widget)
+        self.setCentralWidget(self.central)
 
     def _plot_menu_items(self) -> list:
         return [("View all", self.reset_zoom), ("Fit y to the samples in view", self.fit_y), None,
@@ -193,6 +206,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.dataset_panel = DatasetPanel(self)
         self.dataset_panel.model.set_methods(self.specs)
         self.dataset_panel.series_selected.connect(self._on_dataset_series_selected)
+        self.dataset_panel.benchmark_selected.connect(self._on_dataset_benchmark_selected)
         self._add_dock("Series", self.dataset_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.method_list = QListWidget(self)
         self.method_list.setToolTip("Tick a method to show its lane; select it to focus it (its "
@@ -308,10 +322,19 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
             e.addAction(act)
             self.addAction(act)
         v = mb.addMenu("&View")
-        self._action(v, "&Next series", self.next_series,
-                     [QKeySequence("PgDown"), QKeySequence("Alt+Down")])
-        self._action(v, "&Previous series", self.previous_series,
-                     [QKeySequence("PgUp"), QKeySequence("Alt+Up")])
+        self._action(v, "&Next series (execution)", self.next_series, [QKeySequence("Alt+Down")],
+                     "the next series, or the next process execution of the benchmark")
+        self._action(v, "&Previous series (execution)", self.previous_series,
+                     [QKeySequence("Alt+Up")])
+        self._action(v, "Next &benchmark", self.next_benchmark,
+                     [QKeySequence("PgDown"), QKeySequence("Ctrl+Shift+Down")],
+                     "the next benchmark (its executions in the benchmark view)")
+        self._action(v, "Previous b&enchmark", self.previous_benchmark,
+                     [QKeySequence("PgUp"), QKeySequence("Ctrl+Shift+Up")])
+        self.overlay_action = self._action(
+            v, "&Overlay a benchmark's executions", self.bench_view.set_overlaid, "Ctrl+L",
+            "benchmark view: every execution in one plot instead of one above the other")
+        self.overlay_action.setCheckable(True)
         self._action(v, "&Jump to series…", self._on_jump, "Ctrl+J")
         self._action(v, "&Reset zoom (view all)", self.reset_zoom,
                      [QKeySequence("Ctrl+0"), QKeySequence("Home")])

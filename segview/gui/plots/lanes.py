@@ -161,8 +161,10 @@ class LaneAxis(pg.AxisItem):
 class MethodLanes:
     """The lanes PlotItem; rows follow the order of ``set_order`` (the enabled methods)."""
 
-    def __init__(self, main: pg.PlotItem, methods: Sequence[tuple[str, str, str]]) -> None:
+    def __init__(self, main: pg.PlotItem, methods: Sequence[tuple[str, str, str]],
+                 lane_px: int = LANE_PX) -> None:
         self.main = main
+        self.lane_px = lane_px  # the benchmark view's small multiples use thinner lanes
         self.axis = LaneAxis()
         self.axis.owner = self
         self.plot = pg.PlotItem(viewBox=XZoomViewBox(), axisItems={"left": self.axis})
@@ -209,7 +211,7 @@ class MethodLanes:
         self.axis.update_names()
         self.plot.setLimits(yMin=0, yMax=n)  # limits first: the old ones would clamp the range
         self.plot.setYRange(0, n, padding=0)
-        height = LANE_PX * len(self.order) + 4
+        height = self.lane_px * len(self.order) + 4
         self.plot.setMinimumHeight(height if self.order else 0)
         self.plot.setMaximumHeight(height if self.order else 0)
         self.plot.setPreferredHeight(height)

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 
 from ...core.model import Series
 from .labeled import AnnotationLines, DimensionStack
+from .warmup_shade import WarmupShade
 from .style import for_display, label_exponent, light_grid, peak_downsampling
 
 SERIES_PEN = "#3a3a3a"
@@ -39,6 +40,7 @@ class SeriesPlot:
         self._xs = np.zeros(0)
         self.stack = DimensionStack(plot, pg.mkPen(SERIES_PEN, width=1))  # multivariate bands
         self.annotations = AnnotationLines(plot)  # annotators' change points (TCPD)
+        self.warmup = WarmupShade(plot)  # the harness's own warm-up iterations
         self._hover: Callable[[str], None] | None = None
         self._proxy: pg.SignalProxy | None = None
 
@@ -56,6 +58,7 @@ class SeriesPlot:
                             minXRange=min(10.0, span) if span > 0 else 1.0)
         self.reset_view()
         self.curve.setData(x, shown, skipFiniteCheck=True)
+        self.warmup.set_series(series, self.x_of)
 
     def reset_view(self) -> None:
         """Fit the whole series, y auto-ranged; x auto-range stays off so clipping to the view works.
