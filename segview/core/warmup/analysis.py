@@ -243,6 +243,8 @@ def analyse_execution(series: Series, method: str = "barrett", *, scale: float |
     idx = execution_index(series)
     classify_opts = {k: params[k] for k in _CLASSIFY_KEYS if k in params}
     barrett_opts = {k: params[k] for k in _BARRETT_KEYS if k in params}
+    if np.asarray(series.values).size == 0:
+        return ExecutionWarmup(idx, series.id, 0, None, error="crashed: no iteration")
     try:
         s = measured(series) if harness_warmup == "drop" else series
     except InputError as err:
