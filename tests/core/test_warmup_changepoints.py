@@ -146,3 +146,46 @@ def test_bad_input_is_named():
         meanvar_changepoints([1.0, np.inf, 2.0, 3.0, 4.0])
     with pytest.raises(InputError, match="outlier index"):
         meanvar_changepoints([1.0, 2.0, 3.0, 4.0, 5.0], [7])
+
+
+def _kinds(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 700))
+    k = seed % 5
+    t = np.arange(n)
+    if k == 0:
+        return rng.normal(0.01, 0.0005, n) + 0.01 * (t < rng.integers(1, n))
+    if k == 1:
+        return np.round(rng.normal(0.01, 0.001, n), 3)           # ties, zero-variance pieces
+    if k == 2:
+        return np.r_[np.full(n // 2, 0.02), rng.normal(0.01, 1e-6, n - n // 2)]
+    if k == 3:
+        return rng.normal(0, 1, n) * np.exp(rng.normal(0, 2, n))
+    return 1e-9 * rng.normal(5, 1, n)                             # nanoseconds given as seconds
+
+
+@pytest.mark.parametrize("factor", [15.0, 1.0, 0.1, -1.0])
+def test_fast_kernel_equals_the_plain_r_emulation_bit_for_bit(factor):
+    from segview.core.warmup.segments import pelt_r_meanvar_fast
+    for seed in range(120):
+        x = _kinds(seed)
+        s1, s2 = prefix_sums_r(x)
+        beta = factor * np.log(x.size)
+        a_cpts, a_q = pelt_r_meanvar(s1, s2, beta, 2)
+        b_cpts, b_q = pelt_r_meanvar_fast(s1, s2, beta, 2)
+        assert b_cpts.tolist() == a_cpts.tolist() and b_q == a_q, seed
+    for s in SERIES:                                              # and on the golden series
+        x = np.delete(np.array(s["values"]), s["outliers"])
+        s1, s2 = prefix_sums_r(x)
+        assert pelt_r_meanvar_fast(s1, s2, 15.0 * np.log(x.size))[0].tolist() == s["cpts"]
+
+
+def test_the_cheap_logarithm_is_far_inside_its_margin():
+    # the fast kernel trusts |approximate log - log| <= 1e-11; it is ~1e-13 over the whole range
+    from segview.core.warmup import _kernels
+    rng = np.random.default_rng(0)
+    v = np.exp(rng.uniform(-690, 690, 5000))
+    out = np.empty(v.size)
+    _kernels._approx_log_column(v, np.empty(v.size, np.int64), np.empty(v.size, np.int64), out,
+                                v.size)
+    assert np.max(np.abs(out - np.log(v))) < 1e-12

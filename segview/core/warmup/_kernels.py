@@ -130,3 +130,140 @@ def exact_meanvar_op(s1, s2, beta, minseglen, last, nseg, f):  # pragma: no cove
         f[t] = bestv
         last[t] = best
         nseg[t] = nseg[best] + 1
+
+
+# --- R's PELT, the same decisions, fewer logarithms --------------------------------------------
+# pelt_r_meanvar spends ~90 % of its time in libm's log: one per candidate and time step, and with
+# warmup_stats' penalty (15 ln n) PELT prunes little, so ~n^2/2 logs. The kernel below takes the
+# same decisions from values computed with a cheap logarithm (exponent bits plus a 7-term atanh
+# series, |error| < 1e-13, vectorised by LLVM) and evaluates a candidate exactly (libm) only when
+# a decision depends on it within a rigorous margin: being the minimum, or being kept by the
+# pruning test. The exact values decide, so the change points, F and the kept candidate set are
+# the plain kernel's (checked in tests/core/test_warmup_changepoints.py).
+
+_LN2 = 0.6931471805599453
+_SQRT2 = 1.4142135623730951
+_LOG_ERR = 1e-11          # bound used for |approximate log - log| (true bound ~1e-13)
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def _approx_log_column(v, bits, ebits, out, t):  # pragma: no cover (compiled)
+    # out[s] ~ log(v[s]) for s < t; v positive and normal (others fixed up by the caller). The
+    # exponent becomes a double through its bits (2^52 + e), not an int64 -> double conversion,
+    # which AVX2 cannot vectorise.
+    iv = v.view(np.int64)
+    for s in range(t):
+        b = iv[s]
+        bits[s] = (b & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000
+        ebits[s] = (b >> 52) | 0x4330000000000000
+    fm = bits.view(np.float64)
+    fe = ebits.view(np.float64)
+    for s in range(t):
+        m = fm[s]
+        e = fe[s] - 4503599627371519.0          # 2^52 + 1023
+        big = m > _SQRT2
+        m = m * 0.5 if big else m
+        e = e + 1.0 if big else e
+        z = (m - 1.0) / (m + 1.0)
+        z2 = z * z
+        p = z * (2.0 + z2 * (2.0 / 3 + z2 * (2.0 / 5 + z2 * (2.0 / 7 + z2 * (
+            2.0 / 9 + z2 * (2.0 / 11 + z2 * (2.0 / 13 + z2 * (2.0 / 15))))))))
+        out[s] = e * _LN2 + p
+
+
+@njit(nogil=True, cache=True)
+def _approx_cost_column(s1, s2, t, v, bits, ebits, ca):  # pragma: no cover (compiled)
+    # ca[s] ~ normal_meanvar_cost(s1, s2, s, t) for s < t
+    st1 = s1[t]
+    st2 = s2[t]
+    for s in range(t):
+        m = np.float64(np.int32(t - s))
+        a = st1 - s1[s]
+        b = st2 - s2[s]
+        x = (b - (a * a) / m) / m
+        v[s] = x if x > 0.0 else 1e-11
+    _approx_log_column(v, bits, ebits, ca, t)
+    for s in range(t):
+        x = v[s]
+        if not (x > 1e-300 and x < 1e300):
+            ca[s] = math.log(x)
+    for s in range(t):
+        ca[s] = np.float64(np.int32(t - s)) * ((2 * 0.9189385332046728 + ca[s]) + 1.0)
+
+
+@njit(nogil=True, cache=True)
+def pelt_r_meanvar_filtered(s1, s2, beta, minseglen, last, nseg, f):  # pragma: no cover
+    """``_pelt_r._pelt_r_kernel`` (changepoint 2.2.2's PELT) with approximate values filtering the
+    exact evaluations; ``s1``, ``s2`` must be finite. Returns the number of exact evaluations."""
+    n = s1.size - 1
+    f[0] = -beta
+    last[0] = 0
+    nseg[0] = 0
+    for t in range(minseglen, min(2 * minseglen, n + 1)):
+        f[t] = normal_meanvar_cost(s1, s2, 0, t)
+        last[t] = 0
+        nseg[t] = 1
+    cand = np.empty(n + 2, dtype=np.int64)
+    vals = np.empty(n + 2)
+    marg = np.empty(n + 2)
+    exact = np.empty(n + 2, dtype=np.bool_)
+    v = np.empty(n + 1)
+    bits = np.empty(n + 1, dtype=np.int64)
+    ebits = np.empty(n + 1, dtype=np.int64)
+    ca = np.empty(n + 1)
+    cand[0] = 0
+    cand[1] = minseglen
+    ncand = 2
+    n_exact = 0
+    ab = abs(beta)
+    for t in range(2 * minseglen, n + 1):
+        _approx_cost_column(s1, s2, t, v, bits, ebits, ca)
+        amin = np.inf
+        amarg = 0.0
+        for i in range(ncand):
+            tau = cand[i]
+            c = ca[tau]
+            fv = f[tau]
+            x = (fv + c) + beta
+            mg = _LOG_ERR * 2.0 * (t - tau) + 1e-14 * (abs(fv) + abs(c) + ab + 1.0)
+            vals[i] = x
+            marg[i] = mg
+            exact[i] = False
+            if x < amin:
+                amin = x
+                amarg = mg
+        # the exact minimum is among the candidates whose interval meets the best upper end
+        top = amin + amarg
+        best = -1
+        bestv = np.inf
+        for i in range(ncand):
+            if vals[i] - marg[i] <= top:
+                tau = cand[i]
+                x = (f[tau] + normal_meanvar_cost(s1, s2, tau, t)) + beta
+                n_exact += 1
+                vals[i] = x
+                exact[i] = True
+                if best < 0 or x < bestv:
+                    best = i
+                    bestv = x
+        f[t] = bestv
+        last[t] = cand[best]
+        nseg[t] = nseg[cand[best]] + 1
+        bound = f[t] + beta
+        keep = 0
+        for i in range(ncand):
+            x = vals[i]
+            if not exact[i]:
+                mg = marg[i]
+                if x - mg > bound:
+                    continue
+                if not (x + mg <= bound):
+                    tau = cand[i]
+                    x = (f[tau] + normal_meanvar_cost(s1, s2, tau, t)) + beta
+                    n_exact += 1
+            if x <= bound:
+                cand[keep] = cand[i]
+                keep += 1
+        cand[keep] = t - minseglen + 1
+        ncand = keep + 1
+    return n_exact

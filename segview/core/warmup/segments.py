@@ -150,6 +150,30 @@ def exact_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
     return _pelt_r._result(last, nseg, f, float(beta))
 
 
+def pelt_r_meanvar_fast(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
+                        minseglen: int = MINSEGLEN) -> tuple[NDArray[np.int64], float]:
+    """:func:`segview.core.detectors._pelt_r.pelt_r_meanvar` (R changepoint 2.2.2's PELT, same
+    arguments and result, bit for bit) about 2-3x faster at warmup_stats' penalty: candidate values
+    come from a cheap logarithm and only the ones a decision depends on (within a rigorous margin)
+    are evaluated with libm's, as the plain kernel evaluates them all. Non-finite sums or a
+    non-finite penalty take the plain kernel.
+
+    Raises:
+        ValueError: fewer than ``2 * minseglen`` points.
+    """
+    n = s1.size - 1
+    if n < 2 * minseglen:
+        raise ValueError(f"PELT needs at least {2 * minseglen} points, got {n}")
+    if not (math.isfinite(beta) and np.isfinite(s1).all() and np.isfinite(s2).all()):
+        return _pelt_r.pelt_r_meanvar(s1, s2, beta, minseglen)
+    last = np.zeros(n + 1, dtype=np.int64)
+    nseg = np.zeros(n + 1, dtype=np.int64)
+    f = np.zeros(n + 1, dtype=np.float64)
+    _kernels.pelt_r_meanvar_filtered(np.ascontiguousarray(s1), np.ascontiguousarray(s2),
+                                     float(beta), int(minseglen), last, nseg, f)
+    return _pelt_r._result(last, nseg, f, float(beta))
+
+
 def meanvar_changepoints(values: ArrayLike, outliers: ArrayLike = (), *,
                          penalty_factor: float = PENALTY_FACTOR, minseglen: int = MINSEGLEN,
                          exact: bool = False) -> Segmentation:
@@ -194,7 +218,7 @@ def meanvar_changepoints(values: ArrayLike, outliers: ArrayLike = (), *,
         if exact:
             cpts, cost = exact_meanvar(s1, s2, penalty, minseglen)
         else:
-            cpts, cost = _pelt_r.pelt_r_meanvar(s1, s2, penalty, minseglen)
+            cpts, cost = pelt_r_meanvar_fast(s1, s2, penalty, minseglen)
         ends = kept[np.asarray(cpts, dtype=np.int64) - 1]      # R 1-based ends -> raw 0-based
         starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
     means, variances = segment_stats(y, starts, out)
