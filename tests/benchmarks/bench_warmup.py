@@ -7,7 +7,7 @@ a tenth of them slow down late instead, a tenth are flat. Reported, in CPU secon
 over all executions, the same with the plain R-PELT emulation (``--plain``: no cheap-log filter),
 and the benchmark-level summary (verdict, spreads, Kalibera-Jones and warmup_stats bootstraps) of
 the 1,000 executions as one benchmark. Peak Python memory (tracemalloc) of the classification
-loop shows it does not grow with the number of executions beyond the results.
+loop (100 executions) shows it does not grow with the number of executions beyond the results.
 
 Run: ``python tests/benchmarks/bench_warmup.py [--executions 1000] [--iterations 2000] [--plain]
 [--resamples 2000]``. Run once before measuring so numba's on-disk cache is warm.
@@ -77,24 +77,47 @@ def classify_all(xs, plain: bool):
     return t_out, t_cpt, t_cls, classes
 
 
+def bootstraps(k: int) -> None:
+    from segview.core.warmup import hierarchical_bootstrap, warmup_stats_bootstrap
+    rng = np.random.default_rng(1)
+    groups = [0.01 * (1 + 0.02 * rng.normal(size=1800)) for _ in range(k)]
+    for level in ("normal", "auto"):
+        t0 = time.process_time()
+        ci = hierarchical_bootstrap(groups, resamples=10000, iteration_level=level)
+        print(f"Kalibera-Jones bootstrap, {k} executions x 1800 steady iterations, 10,000 "
+              f"resamples, iteration level {ci.iteration_level}: "
+              f"{time.process_time() - t0:.2f} s CPU")
+    for b in (10000, 100000):
+        t0 = time.process_time()
+        warmup_stats_bootstrap([[g] for g in groups], resamples=b)
+        print(f"warmup_stats bootstrap, B = {b}: {time.process_time() - t0:.2f} s CPU")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--executions", type=int, default=1000)
     ap.add_argument("--iterations", type=int, default=2000)
     ap.add_argument("--plain", action="store_true", help="also time the plain R-PELT emulation")
     ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--only-bootstrap", action="store_true",
+                    help="time only the two bootstraps on 1,000 x 1,800 steady iterations")
     a = ap.parse_args()
+    bootstraps(a.executions)
+    if a.only_bootstrap:
+        return
     xs = make(a.executions, a.iterations)
     classify_all(xs[:2], False)                      # compile / load the kernels
-    tracemalloc.start()
     t_out, t_cpt, t_cls, classes = classify_all(xs, False)
+    tracemalloc.start()                              # (slows Python down: timed apart)
+    classify_all(xs[:100], False)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     total = t_out + t_cpt + t_cls
     print(f"{a.executions} executions x {a.iterations} iterations, barrett (cheap-log filter):")
     print(f"  outliers {t_out:.2f} s, change points {t_cpt:.2f} s, classes {t_cls:.2f} s; "
           f"total {total:.2f} s CPU ({1000 * total / a.executions:.1f} ms per execution)")
-    print(f"  classes: {dict(classes)}; peak traced memory {peak / 2**20:.1f} MiB")
+    print(f"  classes: {dict(classes)}; peak traced memory over 100 executions "
+          f"{peak / 2**20:.1f} MiB")
     if a.plain:
         p_out, p_cpt, p_cls, p_classes = classify_all(xs, True)
         assert p_classes == classes

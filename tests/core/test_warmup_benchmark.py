@@ -268,3 +268,18 @@ def test_barrett_detector_is_registered_with_its_preset():
     assert segview.detect(nss(), "barrett").steady_start is None
     up = segview.detect(levels((50.0, 20), (100.0, 180)), "barrett", direction="higher")
     assert up.stats["classification"] == WARMUP
+
+
+def test_normal_iteration_level_agrees_with_exact_resampling():
+    # five executions of 300 iterations with different means: the resample mean of 300 draws is
+    # close to normal (CLT), so both intervals nearly coincide; auto is exact for small data
+    rng = np.random.default_rng(4)
+    g = [m + 0.05 * rng.exponential(size=300) for m in (1.0, 1.02, 0.99, 1.01, 1.03)]
+    ex = hierarchical_bootstrap(g, resamples=3000, seed=2, iteration_level="exact")
+    no = hierarchical_bootstrap(g, resamples=3000, seed=2, iteration_level="normal")
+    assert ex.iteration_level == "exact" and no.iteration_level == "normal"
+    width = ex.high - ex.low
+    assert abs(no.low - ex.low) < 0.1 * width and abs(no.high - ex.high) < 0.1 * width
+    assert hierarchical_bootstrap(g, resamples=100).iteration_level == "exact"
+    big = [np.zeros(100_000)] * 3
+    assert hierarchical_bootstrap(big, resamples=100).iteration_level == "normal"

@@ -304,8 +304,8 @@ def analyse_benchmark(benchmark: Benchmark, method: str = "barrett", *,
                       penalty_factor: float = PENALTY_FACTOR, exact: bool = False,
                       harness_warmup: str = "drop", resamples: int = 10000,
                       ws_resamples: int | None = 10000, confidence: float = 0.99,
-                      seed: int = SEED, detector_params: Mapping[str, Any] | None = None
-                      ) -> BenchmarkWarmup:
+                      seed: int = SEED, iteration_level: str = "auto",
+                      detector_params: Mapping[str, Any] | None = None) -> BenchmarkWarmup:
     """Barrett et al.'s analysis of one benchmark (see the module doc).
 
     Args:
@@ -319,6 +319,8 @@ def analyse_benchmark(benchmark: Benchmark, method: str = "barrett", *,
             exact change points instead of R's PELT.
         harness_warmup: ``"drop"`` (default: analyse the measured iterations) or ``"keep"``.
         resamples: Kalibera & Jones bootstrap resamples (0: no CI).
+        iteration_level: how that bootstrap resamples iterations: ``"exact"``, ``"normal"``
+            (large-sample limit) or ``"auto"`` (see :func:`.hierarchical_bootstrap`).
         ws_resamples: warmup_stats' bootstrap resamples (its ``LOW`` quality is 10,000, ``HIGH``
             100,000; None or 0: skip it).
         confidence: coverage of the Kalibera & Jones interval (warmup_stats uses 0.99).
@@ -395,13 +397,14 @@ def analyse_benchmark(benchmark: Benchmark, method: str = "barrett", *,
         groups = [e.steady_values for e in done]
         if resamples and all(g.size for g in groups):
             ci = hierarchical_bootstrap(groups, resamples=resamples, confidence=confidence,
-                                        seed=seed)
+                                        seed=seed, iteration_level=iteration_level)
         if ws_resamples:
             segs = [[e.steady_values] for e in done]
             wsp = warmup_stats_bootstrap(segs, resamples=ws_resamples, confidence=CONFIDENCE,
                                          seed=seed)
     params.update(method=method, harness_warmup=harness_warmup, resamples=resamples,
-                  ws_resamples=ws_resamples, confidence=confidence, seed=seed)
+                  ws_resamples=ws_resamples, confidence=confidence, seed=seed,
+                  iteration_level=iteration_level)
     if detector_params:
         params["detector_params"] = dict(detector_params)
     return BenchmarkWarmup(benchmark.name, method, benchmark.unit, direction, execs, cls,
