@@ -126,6 +126,8 @@ BUILTIN: dict[str, Estimate] = {
     "cpssd": _cpssd,
     "fisher": _fisher,
     "op": _quadratic("optimal partitioning"),
+    # PELT prunes almost nothing at warmup_stats' penalty (15 ln n): ~n^2/2 segment costs
+    "barrett": _quadratic("warmup_stats' PELT (its penalty leaves little to prune)"),
 }
 
 

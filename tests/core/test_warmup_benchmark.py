@@ -283,3 +283,10 @@ def test_normal_iteration_level_agrees_with_exact_resampling():
     assert hierarchical_bootstrap(g, resamples=100).iteration_level == "exact"
     big = [np.zeros(100_000)] * 3
     assert hierarchical_bootstrap(big, resamples=100).iteration_level == "normal"
+
+
+def test_barrett_warns_before_a_quadratic_run_on_a_huge_series():
+    from segview.core.limits import cost_warning
+    spec = segview.core.registry.get("barrett")
+    assert cost_warning(spec, 20_000, spec.defaults()) is None
+    assert "quadratic" in cost_warning(spec, 1_000_000, spec.defaults())
