@@ -290,3 +290,12 @@ def test_barrett_warns_before_a_quadratic_run_on_a_huge_series():
     spec = segview.core.registry.get("barrett")
     assert cost_warning(spec, 20_000, spec.defaults()) is None
     assert "quadratic" in cost_warning(spec, 1_000_000, spec.defaults())
+
+
+def test_threads_give_the_same_analysis():
+    b = bench(warm(10), flat(), warm(30), slow(), warm(20))
+    one = quick(b).to_dict()
+    two = quick(b, threads=2).to_dict()
+    one["params"].pop("threads")
+    two["params"].pop("threads")
+    assert one == two
