@@ -148,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         if args.cp_index != "segview":
             row = {**row, "change_points": convert_cps(row["change_points"],
-                                                       lengths[row["series_id"]], args.cp_index)}
+                                                       lengths[row["series_id"]], args.cp_index,
+                                                       row["method"])}
         rows.append(result_row(row, specs_by_name[row["method"]]))
         entries.append(json_entry(row))
     text = format_rows(rows, args.format, entries)

@@ -134,7 +134,7 @@ def _cp_predictions(args: argparse.Namespace, pred: Predictions,
     if not lengths:
         raise ParameterError("cp-index", f"--cp-index {args.cp_index} needs --series PATH for the "
                                          "series lengths")
-    return {m: {sid: convert_cps(cps, lengths[sid], args.cp_index)
+    return {m: {sid: convert_cps(cps, lengths[sid], args.cp_index, m)
                 for sid, cps in per.items() if sid in lengths}
             for m, per in pred.change_points.items()}
 

@@ -1,0 +1,178 @@
+"""The BOCPD recursion of :mod:`.bocpd` with R ``ocp`` 0.1.1's arithmetic.
+
+One time step is split in two: the element-wise work over run lengths (Student-t predictive
+log-densities, Normal-Gamma updates, growth probabilities), done by :func:`_step_numba` (numba,
+``nogil``, cached) or its plain twin :func:`_step_python` (same operations in the same order with the C
+library's ``log``, ``exp`` and ``pow``, so both give the same bits); and the sums, which R accumulates
+in long double (``sum``, ``cumsum``) and which are done here with ``numpy.longdouble`` sequential
+sums, as R does them on x86-64. The lgamma terms come from one table shared by both paths.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..context import NULL_CONTEXT, RunContext
+
+XMIN = 2.2250738585072014e-308  # R's .Machine$double.xmin
+LOG_XMIN = math.log(XMIN)
+
+
+def lgamma_table(alpha0: float, size: int) -> NDArray[np.float64]:
+    """``lgamma(nu/2 + 0.5) - lgamma(nu/2)`` for ``nu = 2 alpha_r``, where ``alpha_0 = alpha0`` and
+    ``alpha_r = alpha_{r-1} + 0.5`` (the shape of run length r, added up as R does)."""
+    out = np.empty(size)
+    a = alpha0
+    for r in range(size):
+        half_nu = (2.0 * a) / 2.0
+        out[r] = math.lgamma(half_nu + 0.5) - math.lgamma(half_nu)
+        a = a + 0.5
+    return out
+
+
+def _step_python(x, R, mu, kappa, alpha, beta, lg, prior, H, out_mu, out_kappa,
+                 out_alpha, out_beta, temp_h, grow):
+    """One step for run lengths ``0..L-1`` (``L = R.size``); writes the updated parameters to
+    ``out_*[1..L]`` (row 0 is the prior) and ``temp * H``, ``temp * (1 - H)``."""
+    L = R.shape[0]
+    d = x.shape[0]
+    for i in range(L):
+        s = 0.0
+        for j in range(d):
+            a = alpha[i, j]
+            k = kappa[i, j]
+            b = beta[i, j]
+            m = mu[i, j]
+            nu = 2.0 * a
+            var = b * (k + 1.0) / (a * k)
+            c = math.exp(lg[i]) / math.sqrt(nu * math.pi * var)
+            dev = x[j] - m
+            p = math.log(c * (1.0 + (1.0 / (nu * var)) * (dev * dev)) ** (-(nu + 1.0) / 2.0))
+            s = p if j == 0 else s + p
+            out_beta[i + 1, j] = b + (k * (dev * dev)) / (2.0 * (k + 1.0))
+            out_mu[i + 1, j] = (k * m + x[j]) / (k + 1.0)
+            out_kappa[i + 1, j] = k + 1.0
+            out_alpha[i + 1, j] = a + 0.5
+        v = math.log(R[i]) + s
+        if v < LOG_XMIN:
+            v = LOG_XMIN
+        e = math.exp(v)
+        temp_h[i] = e * H
+        grow[i] = e * (1.0 - H)
+    for j in range(x.shape[0]):
+        out_mu[0, j] = prior[0]
+        out_kappa[0, j] = prior[1]
+        out_alpha[0, j] = prior[2]
+        out_beta[0, j] = prior[3]
+
+
+def _log_reversed_python(v, out):
+    n = v.shape[0]
+    for i in range(n):
+        out[i] = math.log(v[n - 1 - i])
+
+
+_numba_cache: dict[str, Callable[..., None]] = {}
+
+
+def _kernels(compiled: bool) -> tuple[Callable[..., None], Callable[..., None]]:
+    if not compiled:
+        return _step_python, _log_reversed_python
+    if not _numba_cache:
+        from numba import njit
+        _numba_cache["step"] = njit(nogil=True, cache=True)(_step_python)
+        _numba_cache["logrev"] = njit(nogil=True, cache=True)(_log_reversed_python)
+    return _numba_cache["step"], _numba_cache["logrev"]
+
+
+def _sum_r(v: NDArray[np.float64]) -> float:
+    """R's ``sum``: sequential long double accumulation, rounded to double."""
+    return float(np.cumsum(v.astype(np.longdouble))[-1])
+
+
+def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, float, float, float],
+          trunc: float = 1e-4, max_len: int = 10_000, compiled: bool = True,
+          keep_posterior: bool = True, ctx: RunContext = NULL_CONTEXT
+          ) -> tuple[NDArray[np.int64], list[NDArray[np.float64]]]:
+    """BOCPD on ``y`` (shape ``(n,)`` or ``(n, d)``) as R ``ocp::onlineCPD`` computes it.
+
+    Args:
+        y: the data (one column per dimension; dimensions are independent given the run length).
+        hazard_lambda: constant hazard ``1 / hazard_lambda``.
+        prior: Normal-Gamma ``(m, kappa, alpha, beta)`` of every dimension.
+        trunc: drop the longest run lengths whose total probability is below this (R's
+            ``truncRlim``).
+        max_len: at most this many run lengths (R's ``maxRlength``).
+        compiled: numba kernel (True) or the plain Python twin.
+        keep_posterior: return every step's run-length posterior.
+
+    Returns:
+        ``(starts, posteriors)``: R's ``maxCPs`` (1-based first point of each segment of the most
+        probable segmentation, its leading 1 included) and, per time ``t = 1..n``, the posterior
+        ``P(run length = r | x_1..x_t)``, ``r = 0, 1, ...`` (truncated).
+    """
+    step, logrev = _kernels(compiled)
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 1:
+        y = y[:, None]
+    n, d = y.shape
+    prior_arr = np.asarray(prior, dtype=np.float64)
+    lg = lgamma_table(float(prior[2]), n + 2)
+    H = 1.0 / float(hazard_lambda) * 1.0
+    R = np.ones(1)
+    mu = np.full((1, d), prior_arr[0])
+    kappa = np.full((1, d), prior_arr[1])
+    alpha = np.full((1, d), prior_arr[2])
+    beta = np.full((1, d), prior_arr[3])
+    probmaxes = np.zeros(n + 2)
+    parent = np.zeros(n + 2, dtype=np.int64)  # list(g) = list(parent[g]) + [g]; list(1) = [1]
+    posteriors: list[NDArray[np.float64]] = []
+    for t in range(1, n + 1):
+        if t % 512 == 0:
+            ctx.check()
+        if R.size > 1:
+            tail = np.cumsum(R[::-1].astype(np.longdouble))[::-1].astype(np.float64)
+            keep = min(max(int(np.count_nonzero(tail >= trunc)), 1), int(max_len))
+            R = R[:keep]
+        L = R.size
+        out_mu = np.empty((L + 1, d))
+        out_kappa = np.empty((L + 1, d))
+        out_alpha = np.empty((L + 1, d))
+        out_beta = np.empty((L + 1, d))
+        temp_h = np.empty(L)
+        grow = np.empty(L)
+        step(y[t - 1], R, mu, kappa, alpha, beta, lg, prior_arr, H, out_mu, out_kappa, out_alpha,
+             out_beta, temp_h, grow)
+        mu, kappa, alpha, beta = out_mu, out_kappa, out_alpha, out_beta
+        newR = np.empty(L + 1)
+        newR[0] = _sum_r(temp_h)
+        newR[1:] = grow
+        newR = newR / _sum_r(newR)
+        if np.any(newR == 0.0):
+            newR[newR < XMIN] = XMIN
+        # most probable segmentation ending at t: R's findCPprobs with minsep 1, maxsep >= n
+        logr = np.empty(L + 1)
+        logrev(newR, logr)
+        cur = logr + probmaxes[t - L: t + 1]
+        j = int(np.argmax(cur))
+        probmaxes[t + 1] = cur[j]
+        parent[t + 1] = t - L + j
+        if keep_posterior:
+            posteriors.append(newR)
+        R = newR
+    return _starts(parent, n), posteriors
+
+
+def _starts(parent: NDArray[np.int64], n: int) -> NDArray[np.int64]:
+    """R's ``maxCPs`` after the last step, ascending: ``E(i) = E(parent[i]) + [parent[i] + 1]``,
+    ``E(0)`` empty (``parent[1] = 0``, so every list starts with 1)."""
+    out = []
+    i = n + 1
+    while i >= 1:
+        g = int(parent[i])
+        out.append(g + 1)
+        i = g
+    return np.array(out[::-1], dtype=np.int64)
