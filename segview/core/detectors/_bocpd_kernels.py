@@ -33,11 +33,12 @@ def lgamma_table(alpha0: float, size: int) -> NDArray[np.float64]:
     return out
 
 
-def _step_python(x, R, mu, kappa, alpha, beta, lg, prior, H, out_mu, out_kappa,
+def _step_python(x, logR, mu, kappa, alpha, beta, elg, prior, H, out_mu, out_kappa,
                  out_alpha, out_beta, temp_h, grow):
-    """One step for run lengths ``0..L-1`` (``L = R.size``); writes the updated parameters to
-    ``out_*[1..L]`` (row 0 is the prior) and ``temp * H``, ``temp * (1 - H)``."""
-    L = R.shape[0]
+    """One step for run lengths ``0..L-1`` (``L = logR.size``, ``logR = log(R)``); writes the
+    updated parameters to ``out_*[1..L]`` (row 0 is the prior) and ``temp * H``,
+    ``temp * (1 - H)``. ``elg[r] = exp(lgamma(a_r + 0.5) - lgamma(a_r))``, tabulated."""
+    L = logR.shape[0]
     d = x.shape[0]
     for i in range(L):
         s = 0.0
@@ -48,7 +49,7 @@ def _step_python(x, R, mu, kappa, alpha, beta, lg, prior, H, out_mu, out_kappa,
             m = mu[i, j]
             nu = 2.0 * a
             var = b * (k + 1.0) / (a * k)
-            c = math.exp(lg[i]) / math.sqrt(nu * math.pi * var)
+            c = elg[i] / math.sqrt(nu * math.pi * var)
             dev = x[j] - m
             p = math.log(c * (1.0 + (1.0 / (nu * var)) * (dev * dev)) ** (-(nu + 1.0) / 2.0))
             s = p if j == 0 else s + p
@@ -56,7 +57,7 @@ def _step_python(x, R, mu, kappa, alpha, beta, lg, prior, H, out_mu, out_kappa,
             out_mu[i + 1, j] = (k * m + x[j]) / (k + 1.0)
             out_kappa[i + 1, j] = k + 1.0
             out_alpha[i + 1, j] = a + 0.5
-        v = math.log(R[i]) + s
+        v = logR[i] + s
         if v < LOG_XMIN:
             v = LOG_XMIN
         e = math.exp(v)
@@ -69,10 +70,9 @@ def _step_python(x, R, mu, kappa, alpha, beta, lg, prior, H, out_mu, out_kappa,
         out_beta[0, j] = prior[3]
 
 
-def _log_reversed_python(v, out):
-    n = v.shape[0]
-    for i in range(n):
-        out[i] = math.log(v[n - 1 - i])
+def _log_python(v, out):
+    for i in range(v.shape[0]):
+        out[i] = math.log(v[i])
 
 
 _numba_cache: dict[str, Callable[..., None]] = {}
@@ -80,17 +80,34 @@ _numba_cache: dict[str, Callable[..., None]] = {}
 
 def _kernels(compiled: bool) -> tuple[Callable[..., None], Callable[..., None]]:
     if not compiled:
-        return _step_python, _log_reversed_python
+        return _step_python, _log_python
     if not _numba_cache:
         from numba import njit
-        _numba_cache["step"] = njit(nogil=True, cache=True)(_step_python)
-        _numba_cache["logrev"] = njit(nogil=True, cache=True)(_log_reversed_python)
-    return _numba_cache["step"], _numba_cache["logrev"]
+        _numba_cache["step"] = njit(nogil=True, cache=True, error_model="numpy")(_step_python)
+        _numba_cache["log"] = njit(nogil=True, cache=True)(_log_python)
+    return _numba_cache["step"], _numba_cache["log"]
 
 
 def _sum_r(v: NDArray[np.float64]) -> float:
     """R's ``sum``: sequential long double accumulation, rounded to double."""
     return float(np.cumsum(v.astype(np.longdouble))[-1])
+
+
+def _kept_length(R: NDArray[np.float64], trunc: float, chunk: int = 64) -> int:
+    """How many leading run lengths R ``ocp`` keeps: those whose tail sum ``rev(cumsum(rev(R)))``
+    (long double, rounded to double) is at least ``trunc``. The tail sums only grow towards the
+    front, so they are accumulated from the back, chunk by chunk, until one reaches ``trunc``."""
+    carry = np.zeros(1, dtype=np.longdouble)
+    end = R.size
+    while end > 0:
+        start = max(0, end - chunk)
+        part = np.cumsum(np.concatenate((carry, R[start:end][::-1].astype(np.longdouble))))
+        hit = np.nonzero(part[1:].astype(np.float64) >= trunc)[0]
+        if hit.size:
+            return end - int(hit[0])
+        carry = part[-1:]
+        end = start
+    return 0
 
 
 def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, float, float, float],
@@ -114,15 +131,16 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         probable segmentation, its leading 1 included) and, per time ``t = 1..n``, the posterior
         ``P(run length = r | x_1..x_t)``, ``r = 0, 1, ...`` (truncated).
     """
-    step, logrev = _kernels(compiled)
+    step, log = _kernels(compiled)
     y = np.asarray(y, dtype=np.float64)
     if y.ndim == 1:
         y = y[:, None]
     n, d = y.shape
     prior_arr = np.asarray(prior, dtype=np.float64)
-    lg = lgamma_table(float(prior[2]), n + 2)
+    elg = np.array([math.exp(v) for v in lgamma_table(float(prior[2]), n + 2).tolist()])
     H = 1.0 / float(hazard_lambda) * 1.0
     R = np.ones(1)
+    logR = np.zeros(1)
     mu = np.full((1, d), prior_arr[0])
     kappa = np.full((1, d), prior_arr[1])
     alpha = np.full((1, d), prior_arr[2])
@@ -134,9 +152,8 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         if t % 512 == 0:
             ctx.check()
         if R.size > 1:
-            tail = np.cumsum(R[::-1].astype(np.longdouble))[::-1].astype(np.float64)
-            keep = min(max(int(np.count_nonzero(tail >= trunc)), 1), int(max_len))
-            R = R[:keep]
+            keep = min(max(_kept_length(R, trunc), 1), int(max_len))
+            R, logR = R[:keep], logR[:keep]
         L = R.size
         out_mu = np.empty((L + 1, d))
         out_kappa = np.empty((L + 1, d))
@@ -144,7 +161,7 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         out_beta = np.empty((L + 1, d))
         temp_h = np.empty(L)
         grow = np.empty(L)
-        step(y[t - 1], R, mu, kappa, alpha, beta, lg, prior_arr, H, out_mu, out_kappa, out_alpha,
+        step(y[t - 1], logR, mu, kappa, alpha, beta, elg, prior_arr, H, out_mu, out_kappa, out_alpha,
              out_beta, temp_h, grow)
         mu, kappa, alpha, beta = out_mu, out_kappa, out_alpha, out_beta
         newR = np.empty(L + 1)
@@ -153,10 +170,10 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         newR = newR / _sum_r(newR)
         if np.any(newR == 0.0):
             newR[newR < XMIN] = XMIN
+        logR = np.empty(L + 1)
+        log(newR, logR)
         # most probable segmentation ending at t: R's findCPprobs with minsep 1, maxsep >= n
-        logr = np.empty(L + 1)
-        logrev(newR, logr)
-        cur = logr + probmaxes[t - L: t + 1]
+        cur = logR[::-1] + probmaxes[t - L: t + 1]
         j = int(np.argmax(cur))
         probmaxes[t + 1] = cur[j]
         parent[t + 1] = t - L + j
