@@ -4,7 +4,8 @@ CSV columns: ``series_id,method,steady_index,change_points,runtime_ms``; ``stead
 "never steady" (blank for change-point detectors) and ``change_points`` is ``;``-separated.
 ``--preset NAME`` starts every selected method from its named parameter set (``segview methods
 NAME``; ``--param`` overrides it). ``--cp-index tcpdbench`` writes change points as TCPDBench reports
-them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1``.
+them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1`` (``bocpd``: cp,
+as TCPDBench's ocp wrapper reports the first sample of each new segment).
 Exit codes: 0 all series done, 1 some files or series failed (the others are written), 2 usage or
 input error.
 """
@@ -44,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
                    help="change-point numbers written: segview = first sample of the new segment "
                         "(default); tcpdbench = TCPDBench's reported location, the last sample "
-                        "before the change (cp - 1, kept when 1 <= cp - 1 < n - 1)")
+                        "before the change (cp - 1, kept when 1 <= cp - 1 < n - 1; for bocpd, "
+                        "whose TCPDBench wrapper reports first samples, cp itself)")
     p.add_argument("--per-dimension", action="store_true",
                    help="split multivariate series (TCPD run_log, multi-column CSV) into their "
                         "dimensions (ids SERIES/DIMENSION) and run every method on each; without "

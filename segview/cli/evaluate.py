@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
                    help="segview: score change points as written (default); tcpdbench: convert "
                         "segview change points to TCPDBench's reported locations first (cp - 1, "
-                        "1 <= cp - 1 < n - 1; needs --series)")
+                        "1 <= cp - 1 < n - 1; bocpd: cp, as TCPDBench reports it; needs --series)")
     add_batch_options(p)
     p.set_defaults(func=run)
 
