@@ -19,8 +19,9 @@ def _series(seed, d=1):
 def test_compiled_kernel_equals_plain_twin(d):
     y = _series(5, d)
     y = (y - y.mean(0)) / y.std(0)
-    a_cps, a_post = bocpd(y, 100, (0.0, 1.0, 1.0, 1.0))
-    b_cps, b_post = bocpd(y, 100, (0.0, 1.0, 1.0, 1.0), compiled=False)
+    a_cps, a = bocpd(y, 100, (0.0, 1.0, 1.0, 1.0), keep_posterior=True)
+    b_cps, b = bocpd(y, 100, (0.0, 1.0, 1.0, 1.0), compiled=False, keep_posterior=True)
+    a_post, b_post = a["posteriors"], b["posteriors"]
     assert list(a_cps) == list(b_cps)
     assert len(a_post) == len(b_post) == y.shape[0]
     assert all(np.array_equal(p, q) for p, q in zip(a_post, b_post))  # bit for bit
@@ -43,8 +44,20 @@ def test_finds_mean_and_variance_changes_with_posterior_diagnostics():
 
 def test_constant_hazard_makes_p_run_zero_equal_the_hazard():
     # why P(run length = 0) is not a track: it is always exactly 1/lambda up to rounding
-    _, post = bocpd(_series(2), 50, (0.0, 1.0, 1.0, 1.0))
-    assert all(p[0] == pytest.approx(1 / 50, rel=1e-12) for p in post)
+    _, diag = bocpd(_series(2), 50, (0.0, 1.0, 1.0, 1.0), keep_posterior=True)
+    assert all(p[0] == pytest.approx(1 / 50, rel=1e-12) for p in diag["posteriors"])
+
+
+def test_strength_is_the_posterior_mass_of_the_start_lag_samples_later():
+    from segview.core.detectors.bocpd import start_probability
+    y = _series(4)
+    _, diag = bocpd(y, 100, (0.0, 1.0, 1.0, 1.0), keep_posterior=True, strength_lag=10)
+    post = diag["posteriors"]
+    # c = 120: the posterior after sample 130 (index 129), run lengths 8..12
+    assert start_probability(diag, 120, 10) == pytest.approx(float(post[129][8:13].sum()))
+    # near the end: the final posterior, run length n - c
+    n = y.size
+    assert start_probability(diag, n - 3, 10) == pytest.approx(float(post[-1][1:6].sum()))
 
 
 def test_tcpdbench_reports_bocpd_first_samples():

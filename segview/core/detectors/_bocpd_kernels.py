@@ -112,8 +112,9 @@ def _kept_length(R: NDArray[np.float64], trunc: float, chunk: int = 64) -> int:
 
 def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, float, float, float],
           trunc: float = 1e-4, max_len: int = 10_000, compiled: bool = True,
-          keep_posterior: bool = True, ctx: RunContext = NULL_CONTEXT
-          ) -> tuple[NDArray[np.int64], list[NDArray[np.float64]]]:
+          keep_posterior: bool = False, strength_lag: int = 10, window: int = 2,
+          short_run: int = 5, ctx: RunContext = NULL_CONTEXT
+          ) -> tuple[NDArray[np.int64], dict[str, object]]:
     """BOCPD on ``y`` (shape ``(n,)`` or ``(n, d)``) as R ``ocp::onlineCPD`` computes it.
 
     Args:
@@ -124,12 +125,17 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
             ``truncRlim``).
         max_len: at most this many run lengths (R's ``maxRlength``).
         compiled: numba kernel (True) or the plain Python twin.
-        keep_posterior: return every step's run-length posterior.
+        keep_posterior: also return every step's run-length posterior (memory O(n^2); tests).
+        strength_lag, window: record, after each sample t, the posterior mass of run lengths
+            ``strength_lag +- window`` (the run began ``strength_lag`` samples ago, give or take).
+        short_run: record P(run length < short_run) after each sample.
 
     Returns:
-        ``(starts, posteriors)``: R's ``maxCPs`` (1-based first point of each segment of the most
-        probable segmentation, its leading 1 included) and, per time ``t = 1..n``, the posterior
-        ``P(run length = r | x_1..x_t)``, ``r = 0, 1, ...`` (truncated).
+        ``(starts, diag)``: R's ``maxCPs`` (1-based first point of each segment of the most
+        probable segmentation, its leading 1 included) and per-sample diagnostics: ``map_run``
+        (most probable run length), ``p_short``, ``lag_mass``, ``kept`` (run lengths kept),
+        ``last`` (the final posterior ``P(run length = r | x_1..x_n)``) and, with
+        ``keep_posterior``, ``posteriors`` (the posterior after each sample).
     """
     step, log = _kernels(compiled)
     y = np.asarray(y, dtype=np.float64)
@@ -148,6 +154,11 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
     probmaxes = np.zeros(n + 2)
     parent = np.zeros(n + 2, dtype=np.int64)  # list(g) = list(parent[g]) + [g]; list(1) = [1]
     posteriors: list[NDArray[np.float64]] = []
+    map_run = np.zeros(n, dtype=np.int64)
+    p_short = np.zeros(n)
+    lag_mass = np.zeros(n)
+    kept = np.zeros(n, dtype=np.int64)
+    lo, hi = max(0, int(strength_lag) - window), int(strength_lag) + window + 1
     for t in range(1, n + 1):
         if t % 512 == 0:
             ctx.check()
@@ -179,8 +190,16 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         parent[t + 1] = t - L + j
         if keep_posterior:
             posteriors.append(newR)
+        map_run[t - 1] = int(np.argmax(newR))
+        p_short[t - 1] = float(newR[:short_run].sum())
+        lag_mass[t - 1] = float(newR[lo:hi].sum())
+        kept[t - 1] = L + 1
         R = newR
-    return _starts(parent, n), posteriors
+    diag = {"map_run": map_run, "p_short": p_short, "lag_mass": lag_mass, "kept": kept,
+            "last": R}
+    if keep_posterior:
+        diag["posteriors"] = posteriors
+    return _starts(parent, n), diag
 
 
 def _starts(parent: NDArray[np.int64], n: int) -> NDArray[np.int64]:

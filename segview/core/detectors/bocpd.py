@@ -48,21 +48,14 @@ def _scaled(values: NDArray[np.float64], mode: str) -> NDArray[np.float64]:
     return np.column_stack([scale_values(y[:, j], mode)[0] for j in range(y.shape[1])])
 
 
-def run_length_tracks(posteriors: list[NDArray[np.float64]]
-                      ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """``(MAP run length, P(run < SHORT_RUN))`` after each sample."""
-    map_run = np.array([int(np.argmax(p)) for p in posteriors], dtype=np.int64)
-    short = np.array([float(p[:SHORT_RUN].sum()) for p in posteriors])
-    return map_run, short
-
-
-def start_probability(posteriors: list[NDArray[np.float64]], cp: int, lag: int,
-                      window: int = STRENGTH_WINDOW) -> float:
+def start_probability(diag: dict, cp: int, lag: int, window: int = STRENGTH_WINDOW) -> float:
     """P(the run at time ``min(n, cp + lag)`` began within ``window`` samples of ``cp``)."""
-    n = len(posteriors)
-    t = min(n, cp + lag)  # 1-based time: the posterior after sample t
-    p = posteriors[t - 1]
-    r = t - cp  # run length of a run whose first sample is cp (0-based)
+    lag_mass = diag["lag_mass"]
+    n = lag_mass.size
+    if cp + lag <= n:
+        return float(lag_mass[cp + lag - 1])  # the posterior after sample cp + lag, r = lag
+    p = diag["last"]
+    r = n - cp  # run length at the end of a run whose first sample is cp (0-based)
     lo, hi = max(0, r - window), min(p.size, r + window + 1)
     return float(p[lo:hi].sum()) if lo < hi else 0.0
 
@@ -75,15 +68,16 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     n = y.shape[0]
     prior = (params["prior_mean"], params["prior_kappa"], params["prior_alpha"],
              params["prior_beta"])
-    starts, posts = bocpd(y, params["hazard_lambda"], prior, params["truncation"],
-                          params["max_run"], ctx=ctx)
+    lag = params["strength_lag"]
+    starts, diag = bocpd(y, params["hazard_lambda"], prior, params["truncation"],
+                         params["max_run"], strength_lag=lag, window=STRENGTH_WINDOW,
+                         short_run=SHORT_RUN, ctx=ctx)
     cps = [int(s) - 1 for s in starts if 0 < int(s) - 1 < n]
-    strengths = [start_probability(posts, c, params["strength_lag"]) for c in cps]
-    map_run, short = run_length_tracks(posts)
-    tracks = (Track("MAP run length", map_run.astype(np.float64), kind="step"),
-              Track(f"P(run < {SHORT_RUN})", short, y_range=(0.0, 1.0)))
+    strengths = [start_probability(diag, c, lag) for c in cps]
+    tracks = (Track("MAP run length", diag["map_run"].astype(np.float64), kind="step"),
+              Track(f"P(run < {SHORT_RUN})", diag["p_short"], y_range=(0.0, 1.0)))
     stats = {"starts": starts, "hazard": 1.0 / params["hazard_lambda"],
-             "run_lengths_kept": np.array([p.size for p in posts], dtype=np.int64)}
+             "run_lengths_kept": diag["kept"]}
     notes = ()
     if params["scale"] != "none":
         notes = (f"scale={params['scale']}: each dimension standardised before detection",)
