@@ -29,7 +29,6 @@ from ..params import ParamSpec, Params, Preset
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
-from ._pelt_r import prefix_sums_r
 from ._scale import SCALE_MODES
 from .partition import prepare_values
 
@@ -42,6 +41,8 @@ def amoc_statistics(y: NDArray[np.float64], min_size: int = 1, mbic: bool = True
     undefined), ``tau`` its first minimiser, ``null`` the one-segment cost and ``alt`` the cost at
     ``tau`` plus, with ``mbic``, ``ln(tau) + ln(n - tau + 1)``.
     """
+    from ._pelt_r import prefix_sums_r  # here: listing detectors imports no numba
+
     y = np.asarray(y, dtype=np.float64)
     n = y.size
     if n < 2:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -30,10 +32,15 @@ from ..errors import InputError
 from ..params import ParamSpec, Params, Preset
 from ..registry import DetectorSpec, register
 from ..result import DetectionResult
+from ..lazy import lazy_module
 from . import _costs
-from ._cpnp_kernels import pelt_ed
 from ._scale import SCALE_MODES
 from .partition import prepare_values
+
+if TYPE_CHECKING:
+    from . import _cpnp_kernels as _ck
+else:
+    _ck = lazy_module("._cpnp_kernels", __package__)  # listing detectors imports no numba
 
 
 def quantile_counts(y: NDArray[np.float64], nquantiles: int) -> NDArray[np.float64]:
@@ -65,7 +72,7 @@ def cpnp(y: NDArray[np.float64], penalty: float | str = "mbic", nquantiles: int 
         raise InputError(f"cpnp: min_size={min_size} is too large for {n} observations")
     beta, _ = _costs.resolve_penalty(penalty, n, "l2")  # mbic: 3 ln n only (package 0.0.2)
     Q = quantile_counts(y, nquantiles)
-    like, last = pelt_ed(Q, beta, int(min_size), -2.0 * math.log(2 * n - 1),
+    like, last = _ck.pelt_ed(Q, beta, int(min_size), -2.0 * math.log(2 * n - 1),
                          exact=(rule == "changepoint"))
     cps, t = [], n
     while t != 0:
