@@ -10,7 +10,8 @@ of the onsets, change points per execution) on standard output, ``--rollup-out F
 as CSV or JSON (``--format``).
 ``--preset NAME`` starts every selected method from its named parameter set (``segview methods
 NAME``; ``--param`` overrides it). ``--cp-index tcpdbench`` writes change points as TCPDBench reports
-them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1``.
+them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1`` (``bocpd``: cp,
+as TCPDBench's ocp wrapper reports the first sample of each new segment).
 Exit codes: 0 all series done, 1 some files or series failed (the others are written), 2 usage or
 input error.
 """
@@ -54,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
                    help="change-point numbers written: segview = first sample of the new segment "
                         "(default); tcpdbench = TCPDBench's reported location, the last sample "
-                        "before the change (cp - 1, kept when 1 <= cp - 1 < n - 1)")
+                        "before the change (cp - 1, kept when 1 <= cp - 1 < n - 1; for bocpd, "
+                        "whose TCPDBench wrapper reports first samples, cp itself)")
     p.add_argument("--per-dimension", action="store_true",
                    help="split multivariate series (TCPD run_log, multi-column CSV) into their "
                         "dimensions (ids SERIES/DIMENSION) and run every method on each; without "
@@ -182,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         if args.cp_index != "segview":
             row = {**row, "change_points": convert_cps(row["change_points"],
-                                                       lengths[row["series_id"]], args.cp_index)}
+                                                       lengths[row["series_id"]], args.cp_index,
+                                                       row["method"])}
         series = by_id.get(row["series_id"])
         if args.format == "json":  # only the table written is built (1e6 rows: 2 GB spared)
             entries.append(json_entry(row, series, args.harness_warmup))

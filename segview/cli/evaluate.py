@@ -96,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cp-index", choices=CP_INDEX, default="segview",
                    help="segview: score change points as written (default); tcpdbench: convert "
                         "segview change points to TCPDBench's reported locations first (cp - 1, "
-                        "1 <= cp - 1 < n - 1; needs --series)")
+                        "1 <= cp - 1 < n - 1; bocpd: cp, as TCPDBench reports it; needs --series)")
     add_batch_options(p)
     p.set_defaults(func=run)
 
@@ -136,7 +136,7 @@ def _cp_predictions(args: argparse.Namespace, pred: Predictions,
     if not lengths:
         raise ParameterError("cp-index", f"--cp-index {args.cp_index} needs --series PATH for the "
                                          "series lengths")
-    return {m: {sid: convert_cps(cps, lengths[sid], args.cp_index)
+    return {m: {sid: convert_cps(cps, lengths[sid], args.cp_index, m)
                 for sid, cps in per.items() if sid in lengths}
             for m, per in pred.change_points.items()}
 

@@ -111,6 +111,7 @@ class DetectorSpec:
     presets: tuple[Preset, ...] = ()
     cost_warning: Callable[[int, Params], str | None] | None = None
     cost: CostFn | None = None
+    enabled_by_default: bool = True
 
     def coerce(self, raw: Mapping[str, Any] | None = None, preset: str | None = None) -> Params:
         """Typed, checked parameters: defaults, then the preset's values, then ``raw``.

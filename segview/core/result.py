@@ -49,6 +49,10 @@ class DetectionResult:
         tracks: diagnostic curves for plotting.
         stats: named numbers or arrays.
         notes: human-readable remarks (e.g. an opt-in improvement was used).
+        strengths: optional, one number per change point (aligned with ``change_points``): the
+            method's own confidence in it, e.g. a posterior probability or a test's confidence;
+            ``strength_label`` says which. None when the method has none.
+        strength_label: what ``strengths`` holds (shown with it).
     """
 
     detector: str
@@ -59,11 +63,21 @@ class DetectionResult:
     stats: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     runtime_ms: float = 0.0
+    strengths: NDArray[np.float64] | None = None
+    strength_label: str = ""
 
     def __post_init__(self) -> None:
-        cps = np.unique(np.asarray(self.change_points, dtype=np.int64))
+        given = np.asarray(self.change_points, dtype=np.int64).ravel()
+        cps, first = np.unique(given, return_index=True)
         cps.flags.writeable = False
         object.__setattr__(self, "change_points", cps)
+        if self.strengths is not None:
+            s = np.asarray(self.strengths, dtype=np.float64).ravel()
+            if s.size != given.size:
+                raise ValueError(f"{s.size} strengths for {given.size} change points")
+            s = s[first]  # in the order of the sorted change points
+            s.flags.writeable = False
+            object.__setattr__(self, "strengths", s)
         if self.steady_start is not None:
             object.__setattr__(self, "steady_start", int(self.steady_start))
 

@@ -91,7 +91,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
         saved = self.settings.enabled_methods()
-        self.enabled = ({s.name for s in self.specs if not s.slow} if saved is None
+        self.enabled = ({s.name for s in self.specs if not s.slow and s.enabled_by_default}
+                        if saved is None
                         else {n for n in saved if n in self.spec_by_name})
         self.params: dict[str, Params] = {s.name: self.settings.params(s) for s in self.specs}
         self.setWindowTitle("segview")

@@ -10,4 +10,8 @@ from . import autoparm  # noqa: F401
 from . import zero  # noqa: F401
 from . import rfpop  # noqa: F401
 from . import barrett  # noqa: F401
+from . import amoc  # noqa: F401
+from . import segneigh  # noqa: F401
+from . import bocpd  # noqa: F401
+from . import cpnp  # noqa: F401
 from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)

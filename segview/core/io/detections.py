@@ -11,7 +11,10 @@ Change-point index conventions (:data:`CP_INDEX`): ``segview`` (default) writes 
 the first sample of each new segment (R ``cpts()``, ruptures). ``tcpdbench`` writes what TCPDBench
 reports and scores for its R methods: the 0-based index of the *last sample before* the change
 (``cp - 1``), keeping only ``1 <= cp - 1 < n - 1`` (its ``clean_cps``: 0 and n - 1 are dropped,
-duplicates removed, sorted). :func:`to_tcpdbench` and :func:`from_tcpdbench` convert.
+duplicates removed, sorted). :func:`to_tcpdbench` and :func:`from_tcpdbench` convert. One wrapper
+reports differently: TCPDBench's ``bocpd`` (R ``ocp``) writes ``maxCPs - 1``, the 0-based *first*
+sample of each new segment, i.e. segview's own number; :data:`TCPDBENCH_OFFSET` lists such methods
+and ``method=`` selects the rule (the same cleaning applies).
 """
 from __future__ import annotations
 
@@ -26,9 +29,17 @@ CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_
 CP_INDEX = ("segview", "tcpdbench")
 
 
-def to_tcpdbench(change_points: Iterable[int], n_obs: int) -> list[int]:
-    """segview change points -> TCPDBench's reported locations (``cp - 1``, ``1 <= . < n - 1``)."""
-    return sorted({int(c) - 1 for c in change_points if 1 <= int(c) - 1 < n_obs - 1})
+#: ``segview change point - TCPDBench location`` for methods whose TCPDBench wrapper does not report
+#: the last sample before the change (all others: 1).
+TCPDBENCH_OFFSET: dict[str, int] = {"bocpd": 0}
+
+
+def to_tcpdbench(change_points: Iterable[int], n_obs: int, method: str | None = None) -> list[int]:
+    """segview change points -> TCPDBench's reported locations (``cp - 1``, ``1 <= . < n - 1``).
+
+    ``method``: the detector, for the wrappers of :data:`TCPDBENCH_OFFSET` (``bocpd``: ``cp``)."""
+    off = TCPDBENCH_OFFSET.get(str(method).lower(), 1) if method is not None else 1
+    return sorted({int(c) - off for c in change_points if 1 <= int(c) - off < n_obs - 1})
 
 
 def from_tcpdbench(locations: Iterable[int]) -> list[int]:
@@ -36,12 +47,14 @@ def from_tcpdbench(locations: Iterable[int]) -> list[int]:
     return sorted({int(c) + 1 for c in locations})
 
 
-def convert_cps(change_points: Iterable[int], n_obs: int, cp_index: str) -> list[int]:
-    """Change points written in convention ``cp_index`` (one of :data:`CP_INDEX`)."""
+def convert_cps(change_points: Iterable[int], n_obs: int, cp_index: str,
+                method: str | None = None) -> list[int]:
+    """Change points written in convention ``cp_index`` (one of :data:`CP_INDEX`) for detector
+    ``method`` (see :func:`to_tcpdbench`)."""
     if cp_index == "segview":
         return [int(c) for c in change_points]
     if cp_index == "tcpdbench":
-        return to_tcpdbench(change_points, n_obs)
+        return to_tcpdbench(change_points, n_obs, method)
     raise ValueError(f"unknown change-point index convention {cp_index!r}")
 
 
