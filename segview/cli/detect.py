@@ -14,11 +14,11 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..core import registry
-from ..core.errors import ParameterError
+from ..core import atomic
+from ..core.errors import ParameterError, Terminated
 from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
 from ..core.limits import cost_warning
 from ..core.io import load
@@ -154,11 +154,13 @@ def run(args: argparse.Namespace) -> int:
     text = format_rows(rows, args.format, entries)
     out = args.out if partial is None or not args.out else partial_path(args.out)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        atomic.write_text(out, text)
     else:
         sys.stdout.write(text)
     if partial is not None:
-        print(f"segview: interrupted: partial results, {len(partial.rows)} of {partial.total} "
-              f"runs" + (f" written to {out}" if out else ""), file=sys.stderr)
-        return 130
+        term = isinstance(partial.__cause__, Terminated)
+        print(f"segview: {'terminated (SIGTERM)' if term else 'interrupted'}: partial results, "
+              f"{len(partial.rows)} of {partial.total} runs"
+              + (f" written to {out}" if out else ""), file=sys.stderr)
+        return 128 + Terminated.signum if term else 130
     return 1 if failures else 0

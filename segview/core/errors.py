@@ -49,6 +49,16 @@ class InputError(RecoverableError):
         super().__init__(f"{what}: {reason}")
 
 
+class OutputError(RecoverableError):
+    """An output file or folder cannot be written (full disk, no permission, a folder in the
+    way). ``path`` names the final file, never a temporary one; nothing cut is left under it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
 class ParameterError(RecoverableError):
     """A parameter is unknown, of the wrong type or out of its range."""
 
@@ -74,3 +84,10 @@ class Cancelled(RecoverableError):
 
     def __init__(self, what: str = "computation") -> None:
         super().__init__(f"{what} cancelled")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by the command line's handler so that a termination
+    cleans up exactly like Ctrl-C: partial results kept, temporary files and folders removed."""
+
+    signum = 15

@@ -34,7 +34,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,8 @@ import numpy as np
 
 from ..io import safecsv
 from ... import __version__
-from ..errors import DataFormatError, InputError, ParameterError
+from ..atomic import atomic_open, atomic_path, make_temp_dir, output_error, write_text
+from ..errors import DataFormatError, InputError, OutputError, ParameterError
 from ..io import tcpd_json
 from ..model import Series
 from .session import AnnotationSession
@@ -202,7 +202,7 @@ def labels_table(session: AnnotationSession) -> list[dict[str, Any]]:
 def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
     fmt = path.suffix.lstrip(".")
     if fmt == "csv":
-        with open(path, "w", newline="", encoding="utf-8") as fh:
+        with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
             w = _LFWriter(fh)
             w.writerow(columns)
             for r in rows:
@@ -210,15 +210,16 @@ def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str])
                                                          else repr(r[c]) if isinstance(r[c], float)
                                                          else r[c]) for c in columns])
     elif fmt == "json":
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_open(path, "w", encoding="utf-8") as fh:
             json.dump([{c: r.get(c) for c in columns} for r in rows], fh, indent=1)
     elif fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
         data = {c: [r.get(c) for r in rows] for c in columns}
-        pq.write_table(pa.table({c: pa.array(v) if any(x is not None for x in v)
-                                 else pa.array(v, type=pa.string()) for c, v in data.items()}),
-                       path)
+        with atomic_path(path) as tmp:
+            pq.write_table(pa.table({c: pa.array(v) if any(x is not None for x in v)
+                                     else pa.array(v, type=pa.string()) for c, v in data.items()}),
+                           tmp)
     else:  # pragma: no cover - guarded by FORMATS
         raise ParameterError("format", f"unknown table format {fmt!r}")
 
@@ -296,14 +297,14 @@ def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str
             name = safe_name(s.id, taken)
             path = folder / "datasets" / name / f"{name}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(tcpd_json.dataset_dict(s)), encoding="utf-8")
+            write_text(path, json.dumps(tcpd_json.dataset_dict(s)))
             files[s.id] = str(path.relative_to(folder))
         return files
     if fmt == "json":
-        (folder / "series.json").write_text(json.dumps(
+        write_text(folder / "series.json", json.dumps(
             [{"series_id": s.id, "values": s.values.tolist(),
               "x": None if s.x is None else s.x.tolist(),
-              **({"dims": list(s.dims)} if s.dims else {})} for s in series]), encoding="utf-8")
+              **({"dims": list(s.dims)} if s.dims else {})} for s in series]))
         return dict.fromkeys((s.id for s in series), "series.json")
     files = {}
     groups: dict[tuple[bool, tuple[str, ...]], list[Series]] = {}
@@ -339,9 +340,10 @@ def _write_long(path: Path, group: list[Series], with_x: bool) -> None:
         cols.update({d: pa.array(values[:, k], pa.float64()) for k, d in enumerate(names)})
         if xs is not None:
             cols["x"] = pa.array(xs, pa.float64())
-        pq.write_table(pa.table(cols), path)
+        with atomic_path(path) as tmp:
+            pq.write_table(pa.table(cols), tmp)
         return
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = safecsv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "index", *names, *(["x"] if xs is not None else [])])
         cells = [ids, index.tolist(), *(map(repr, values[:, k].tolist())
@@ -440,17 +442,26 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
     folder = Path(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InputError(str(folder), "the export folder is not empty")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # Written into a hidden folder beside the target and renamed into place at the end: a failure
-    # (full disk, a kill) never leaves a half-written export that looks complete.
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent))
+    # Written into a hidden folder beside the target (``.NAME.partial-PID-RANDOM``, with the
+    # umask's permissions like its files) and renamed into place at the end: a failure (full
+    # disk, Ctrl-C, SIGTERM through the CLI) never leaves a half-written export that looks
+    # complete, nor the hidden folder; one left by a killed process is swept at the next export.
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = make_temp_dir(folder)
+    except OSError as err:
+        raise output_error(folder, err) from err
     try:
         _export_into(session, tmp, fmt, series)
         if folder.exists():
             folder.rmdir()  # empty (checked above): the rename needs the name free
         os.replace(tmp, folder)
-    except BaseException:
+    except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(err, OutputError):
+            raise OutputError(str(folder), err.reason) from err
+        if isinstance(err, OSError):
+            raise output_error(folder, err) from err
         raise
     log.info("exported session %s to %s (%s)", session.name, folder, fmt)
     return folder
@@ -477,7 +488,8 @@ def _export_into(session: AnnotationSession, folder: Path, fmt: str,
                   for r in judgments_table(session)], JUDGMENT_FIELDS)
     written = sorted({*files.values(), f"labels.{tab}", f"judgments.{tab}"})
     if fmt == "tcpd":
-        tcpd_json.write_annotations(folder / "annotations.json", tcpd_annotations(session))
+        with atomic_path(folder / "annotations.json") as tmp:
+            tcpd_json.write_annotations(tmp, tcpd_annotations(session))
         written.append("annotations.json")
     meta = {
         "manifest": MANIFEST,
@@ -496,7 +508,7 @@ def _export_into(session: AnnotationSession, folder: Path, fmt: str,
                   for it, s in zip(session.items(), data)],
         "file_hashes": {f: _sha256(folder / f) for f in written},
     }
-    (folder / "metadata.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    write_text(folder / "metadata.json", json.dumps(meta, indent=1))
 
 
 def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
