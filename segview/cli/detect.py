@@ -19,7 +19,8 @@ from typing import Any
 from ..core import registry
 from ..core import atomic
 from ..core.errors import ParameterError, Terminated
-from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
+from ..core.evaluation.batch import (BatchCancelled, BatchIncomplete, MethodSpec, partial_path,
+                                     run_batch)
 from ..core.limits import cost_warning
 from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps, detection_row, format_csv
@@ -139,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
             partial = None
         except BatchCancelled as stop:  # Ctrl-C: keep what finished, marked as partial
             batch, partial = stop.rows, stop
+        except BatchIncomplete as stop:  # the scheduler went away: the same, and say why
+            batch, partial = stop.rows, stop
     rows, entries = [], []
     lengths = {s.id: len(s) for s in dataset}
     for row in batch:
@@ -157,6 +160,10 @@ def run(args: argparse.Namespace) -> int:
         atomic.write_text(out, text)
     else:
         sys.stdout.write(text)
+    if isinstance(partial, BatchIncomplete):
+        print(f"segview: error: {partial}" + (f"; partial results written to {out}" if out
+                                                else ""), file=sys.stderr)
+        return 1
     if partial is not None:
         term = isinstance(partial.__cause__, Terminated)
         print(f"segview: {'terminated (SIGTERM)' if term else 'interrupted'}: partial results, "
