@@ -45,7 +45,13 @@ def _finish(proc: subprocess.Popen) -> str:
     return err.decode()
 
 
-def test_sigterm_keeps_detects_partial_csv_and_leaks_no_semaphores(tmp_path):
+def _descendants(pid: int) -> list[int]:
+    from tests.fuzz.test_processes import _descendants as all_below
+    return all_below(pid)
+
+
+@pytest.mark.parametrize("stage", ["starting", "running"])
+def test_sigterm_keeps_detects_partial_csv_and_leaks_no_semaphores(tmp_path, stage):
     rng = np.random.default_rng(0)
     data = tmp_path / "data"
     data.mkdir()
@@ -56,7 +62,10 @@ def test_sigterm_keeps_detects_partial_csv_and_leaks_no_semaphores(tmp_path):
     proc = _segview("detect", str(data), "-m", "cpssd,autoparm,fisher", "--jobs", "2",
                     "--out", str(out))
     try:
-        assert _until(lambda: len(_workers(proc.pid)) >= 2, 60), "workers never started"
+        if stage == "starting":  # the first process below it: workers are being started
+            assert _until(lambda: _descendants(proc.pid), 60), "no process ever started"
+        else:
+            assert _until(lambda: len(_workers(proc.pid)) >= 2, 60), "workers never started"
         os.kill(proc.pid, signal.SIGTERM)  # the parent only, as `kill PID` does
     finally:
         err = _finish(proc)

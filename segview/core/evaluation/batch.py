@@ -40,7 +40,7 @@ from ..api import check_length, run_spec
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import Cancelled, InputError, RecoverableError
 from ..model import Series
-from ..workerguard import terminate_pool
+from ..workerguard import deferred_interrupts, terminate_pool
 from ..workerstart import worker_context
 from ..params import Params
 from ..registry import DetectorSpec
@@ -286,9 +286,11 @@ class LocalExecutor(Executor):
         pool = None
         try:
             for members, idx in pending:
-                pool = pool or self._pool("spawn", 1, series)
+                with deferred_interrupts():  # never cut a worker's start-up data
+                    pool = pool or self._pool("spawn", 1, series)
+                    fut = pool.submit(_pool_task, members, idx, full)
                 try:
-                    rows = pool.submit(_pool_task, members, idx, full).result()
+                    rows = fut.result()
                 except BrokenProcessPool:  # alone in its worker: this task kills it
                     terminate_pool(pool)
                     pool = None
@@ -313,11 +315,14 @@ class LocalExecutor(Executor):
     def _run_pool(self, series, tasks, full, context):  # type: ignore[no-untyped-def]
         """Run ``tasks`` in one pool, yielding each task's rows; returns the tasks left unfinished
         when a worker died."""
-        pool = self._pool(context, self.workers, series)
-        futures = {pool.submit(_pool_task, members, idx, full): k
-                   for k, (members, idx) in enumerate(tasks)}
+        pool = None
+        futures: dict[Any, int] = {}
         done: set[int] = set()
         try:
+            with deferred_interrupts():  # workers start in submit(): never cut their start data
+                pool = self._pool(context, self.workers, series)
+                futures = {pool.submit(_pool_task, members, idx, full): k
+                           for k, (members, idx) in enumerate(tasks)}
             for fut in cf.as_completed(futures):
                 try:
                     rows = fut.result()
