@@ -10,7 +10,6 @@ A full disk is simulated two ways, neither needing a real full disk:
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 import subprocess
