@@ -106,6 +106,14 @@ def test_written_files_follow_the_umask(tmp_path, mask, atomic):
     assert stat.S_IMODE((tmp_path / "f.csv").stat().st_mode) == 0o666 & ~mask
 
 
+def test_a_replaced_file_keeps_its_permissions(tmp_path, atomic):
+    out = tmp_path / "private.csv"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    atomic.write_text(out, "new\n")
+    assert out.read_text() == "new\n" and stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
 @pytest.mark.parametrize("mask", [0o022, 0o077])
 def test_export_folders_follow_the_umask_like_their_files(tmp_path, mask):
     from segview.core.annotation import export as ex

@@ -44,7 +44,8 @@ import numpy as np
 
 from ..io import safecsv
 from ... import __version__
-from ..atomic import atomic_open, atomic_path, make_temp_dir, output_error, write_text
+from ..atomic import (atomic_open, atomic_path, fsync_dir, make_temp_dir, output_error,
+                      sync_tree, write_text)
 from ..errors import DataFormatError, InputError, OutputError, ParameterError, SegviewError
 from ..io import tcpd_json
 from ..model import Series
@@ -204,7 +205,7 @@ def labels_table(session: AnnotationSession) -> list[dict[str, Any]]:
 def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
     fmt = path.suffix.lstrip(".")
     if fmt == "csv":
-        with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
+        with atomic_open(path, "w", durable=False, newline="", encoding="utf-8") as fh:
             w = _LFWriter(fh)
             w.writerow(columns)
             for r in rows:
@@ -212,13 +213,13 @@ def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str])
                                                          else repr(r[c]) if isinstance(r[c], float)
                                                          else r[c]) for c in columns])
     elif fmt == "json":
-        with atomic_open(path, "w", encoding="utf-8") as fh:
+        with atomic_open(path, "w", durable=False, encoding="utf-8") as fh:
             json.dump([{c: r.get(c) for c in columns} for r in rows], fh, indent=1)
     elif fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
         data = {c: [r.get(c) for r in rows] for c in columns}
-        with atomic_path(path) as tmp:
+        with atomic_path(path, durable=False) as tmp:
             pq.write_table(pa.table({c: pa.array(v) if any(x is not None for x in v)
                                      else pa.array(v, type=pa.string()) for c, v in data.items()}),
                            tmp)
@@ -299,14 +300,14 @@ def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str
             name = safe_name(s.id, taken)
             path = folder / "datasets" / name / f"{name}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(path, json.dumps(tcpd_json.dataset_dict(s)))
+            write_text(path, json.dumps(tcpd_json.dataset_dict(s)), durable=False)
             files[s.id] = str(path.relative_to(folder))
         return files
     if fmt == "json":
         write_text(folder / "series.json", json.dumps(
             [{"series_id": s.id, "values": s.values.tolist(),
               "x": None if s.x is None else s.x.tolist(),
-              **({"dims": list(s.dims)} if s.dims else {})} for s in series]))
+              **({"dims": list(s.dims)} if s.dims else {})} for s in series]), durable=False)
         return dict.fromkeys((s.id for s in series), "series.json")
     files = {}
     groups: dict[tuple[bool, tuple[str, ...]], list[Series]] = {}
@@ -342,10 +343,10 @@ def _write_long(path: Path, group: list[Series], with_x: bool) -> None:
         cols.update({d: pa.array(values[:, k], pa.float64()) for k, d in enumerate(names)})
         if xs is not None:
             cols["x"] = pa.array(xs, pa.float64())
-        with atomic_path(path) as tmp:
+        with atomic_path(path, durable=False) as tmp:
             pq.write_table(pa.table(cols), tmp)
         return
-    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", durable=False, newline="", encoding="utf-8") as fh:
         w = safecsv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "index", *names, *(["x"] if xs is not None else [])])
         cells = [ids, index.tolist(), *(map(repr, values[:, k].tolist())
@@ -464,9 +465,11 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
         raise output_error(folder, err) from err
     try:
         _export_into(session, tmp, fmt, series)
+        sync_tree(tmp)  # every file on disk before the folder appears under its name
         if folder.exists():
             folder.rmdir()  # empty (checked above): the rename needs the name free
         os.replace(tmp, folder)
+        fsync_dir(folder.parent)
     except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(err, OutputError):
@@ -499,7 +502,7 @@ def _export_into(session: AnnotationSession, folder: Path, fmt: str,
                   for r in judgments_table(session)], JUDGMENT_FIELDS)
     written = sorted({*files.values(), f"labels.{tab}", f"judgments.{tab}"})
     if fmt == "tcpd":
-        with atomic_path(folder / "annotations.json") as tmp:
+        with atomic_path(folder / "annotations.json", durable=False) as tmp:
             tcpd_json.write_annotations(tmp, tcpd_annotations(session))
         written.append("annotations.json")
     meta = {
@@ -519,7 +522,7 @@ def _export_into(session: AnnotationSession, folder: Path, fmt: str,
                   for it, s in zip(session.items(), data)],
         "file_hashes": {f: _sha256(folder / f) for f in written},
     }
-    write_text(folder / "metadata.json", json.dumps(meta, indent=1))
+    write_text(folder / "metadata.json", json.dumps(meta, indent=1), durable=False)
 
 
 def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
