@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ..core.io import safecsv
+from ..core import atomic
 from ..core.annotation import agreement
 import sys
 
@@ -107,7 +108,7 @@ def _change_points(args: argparse.Namespace, rows: list) -> int:
     per: dict[str, dict[str, tuple[int, ...]]] = {}
     for r in rows:
         per.setdefault(r.series_id, {})[r.judge] = r.change_points
-    with open(args.out, "w", newline="", encoding="utf-8") as fh:
+    with atomic.atomic_open(args.out, "w", newline="", encoding="utf-8") as fh:
         w = safecsv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "change_points", "n_judges"])
         for sid, labs in per.items():

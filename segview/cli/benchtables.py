@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from ..core.benchmark import group, rollup, warmup_count
@@ -67,15 +64,3 @@ def format_rollup(rows: list[dict[str, Any]], fmt: str) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
                      for r in [head, *table]) + "\n"
 
-
-def write_whole(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file beside it: the file is whole or absent."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

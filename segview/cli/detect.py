@@ -24,16 +24,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core import registry
+from ..core import atomic, registry
 from ..core.benchmark import warmup_count
-from ..core.errors import InputError, ParameterError
-from ..core.evaluation.batch import BatchCancelled, MethodSpec, partial_path, run_batch
+from ..core.errors import InputError, ParameterError, Terminated
+from ..core.evaluation.batch import (BatchCancelled, BatchIncomplete, MethodSpec, partial_path,
+                                     run_batch)
 from ..core.limits import cost_warning
 from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_cps, detection_row,
                                    format_csv)
 from ..core.params import Params
 from ..core.registry import DetectorSpec
-from .benchtables import format_rollup, rollup_rows, warmup_note, write_whole
+from .benchtables import format_rollup, rollup_rows, warmup_note
 from .loading import add_columns_option, load_series
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
@@ -174,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
             partial = None
         except BatchCancelled as stop:  # Ctrl-C: keep what finished, marked as partial
             batch, partial = stop.rows, stop
+        except BatchIncomplete as stop:  # the scheduler went away: the same, and say why
+            batch, partial = stop.rows, stop
     rows, entries = [], []
     lengths = {s.id: len(s) for s in dataset}
     by_id = {s.id: s for s in dataset}
@@ -194,17 +197,23 @@ def run(args: argparse.Namespace) -> int:
     text = format_rows(rows, args.format, entries)
     out = args.out if partial is None or not args.out else partial_path(args.out)
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        atomic.write_text(out, text)
     else:
         sys.stdout.write(text)
+    if isinstance(partial, BatchIncomplete):
+        print(f"segview: error: {partial}" + (f"; partial results written to {out}" if out
+                                                else ""), file=sys.stderr)
+        return 1
     if args.rollup or args.rollup_out:
         summary = rollup_rows(list(dataset), batch, specs)
         if args.rollup_out:
-            write_whole(args.rollup_out, format_rollup(summary, args.format))
+            atomic.write_text(args.rollup_out, format_rollup(summary, args.format))
         if args.rollup:
             sys.stdout.write(("\n" if not out else "") + format_rollup(summary, "text"))
     if partial is not None:
-        print(f"segview: interrupted: partial results, {len(partial.rows)} of {partial.total} "
-              f"runs" + (f" written to {out}" if out else ""), file=sys.stderr)
-        return 130
+        term = isinstance(partial.__cause__, Terminated)
+        print(f"segview: {'terminated (SIGTERM)' if term else 'interrupted'}: partial results, "
+              f"{len(partial.rows)} of {partial.total} runs"
+              + (f" written to {out}" if out else ""), file=sys.stderr)
+        return 128 + Terminated.signum if term else 130
     return 1 if failures else 0

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core import atomic
 from ..core.errors import InputError, ParameterError
 from ..core.evaluation import report as rep
 from ..core.evaluation.batch import MethodSpec, run_batch
@@ -143,7 +144,7 @@ def _cp_predictions(args: argparse.Namespace, pred: Predictions,
 
 def _write(args: argparse.Namespace, text: str) -> None:
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        atomic.write_text(args.out, text)
     else:
         sys.stdout.write(text)
 

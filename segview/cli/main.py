@@ -10,14 +10,17 @@ so ``segview --help`` imports no sub-command at all (``tests/core/test_startup.p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import re
+import signal
 import sys
+from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
 
 from .. import __version__
-from ..core.errors import InputError, RecoverableError
+from ..core.errors import InputError, RecoverableError, Terminated
 from ..core.secrets import install_log_masking, mask_secrets
 
 #: command -> the one-line help ``segview --help`` lists (each module's ``register`` uses the same
@@ -127,6 +130,27 @@ def check_out_path(args: argparse.Namespace) -> None:
         raise InputError(str(path), f"cannot be written: the folder {str(parent)!r} does not exist")
 
 
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM raises :class:`Terminated` (a KeyboardInterrupt) in the main
+    thread: the same clean-up as Ctrl-C (``detect`` keeps ``OUT.partial.csv``, worker pools are shut
+    down, an export's hidden folder and temporary files are removed). Outside the main thread, or
+    where signals are unavailable, nothing changes."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except (ValueError, OSError, AttributeError):  # not the main thread / no SIGTERM
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 failure found, 2 error, 130 Ctrl-C).
 
@@ -159,8 +183,9 @@ def _main(argv: list[str]) -> int:
         parser.print_help()
         return 2
     try:
-        check_out_path(args)
-        return int(args.func(args) or 0)
+        with sigterm_as_interrupt():
+            check_out_path(args)
+            return int(args.func(args) or 0)
     except RecoverableError as err:
         print(f"segview: error: {mask_secrets(str(err))}", file=sys.stderr)
         return 2
@@ -168,3 +193,9 @@ def _main(argv: list[str]) -> int:
         where = f"{err.filename}: " if getattr(err, "filename", None) else ""
         print(f"segview: error: {mask_secrets(where + (err.strerror or str(err)))}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("segview: terminated (SIGTERM)", file=sys.stderr)
+        return 128 + Terminated.signum
+    except KeyboardInterrupt:
+        print("segview: interrupted", file=sys.stderr)
+        return 130

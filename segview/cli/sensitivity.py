@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from ..core import atomic
 from ..core import registry
 from ..core.evaluation import sensitivity as sens
 from ..core.evaluation.tables import read_truth
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     text = (json.dumps(res.to_dict(), indent=1) + "\n" if args.format == "json"
             else sens.format_sobol_text(res))
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        atomic.write_text(args.out, text)
     else:
         sys.stdout.write(text)
     return 0

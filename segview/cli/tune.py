@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..core import atomic
 from ..core.io import safecsv
 from ..core import registry
 from ..core.errors import DataFormatError, ParameterError
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = tn.format_tune_text(res, args.top)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        atomic.write_text(args.out, text)
     else:
         sys.stdout.write(text)
     return 0

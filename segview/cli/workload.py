@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import ParameterError
+from ..core import atomic
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         t, w = wl.workload(log, args.step)
         sites.append((Path(path).stem, log, t, w))
     if args.out:
-        with open(args.out, "w", newline="", encoding="utf-8") as fh:
+        with atomic.atomic_open(args.out, "w", newline="", encoding="utf-8") as fh:
             out = csv.writer(fh, lineterminator="\n")
             out.writerow(["site", "t", "W", "Y"])
             for name, _, t, w in sites:

@@ -71,10 +71,10 @@ class DiskMemo:
                 return None
             try:
                 row = db.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
-            except sqlite3.Error as err:
+                return None if row is None else float(row[0])
+            except (sqlite3.Error, TypeError, ValueError) as err:  # a damaged file or entry: a miss
                 log.debug("disk memo %s read failed: %s", self.name, err)
                 return None
-            return None if row is None else float(row[0])
 
     def put(self, key: str, value: float) -> None:
         with self._lock:

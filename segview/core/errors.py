@@ -61,6 +61,16 @@ class InputError(RecoverableError):
         super().__init__(f"{what}: {reason}")
 
 
+class OutputError(RecoverableError):
+    """An output file or folder cannot be written (full disk, no permission, a folder in the
+    way). ``path`` names the final file, never a temporary one; nothing cut is left under it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
 class ParameterError(RecoverableError):
     """A parameter is unknown, of the wrong type or out of its range."""
 
@@ -127,3 +137,10 @@ class StaleLabelError(RecoverableError):
             f"{series_id}: {judge}'s label was changed in another window or on another machine "
             "since this window showed it; nothing was saved. The newer label is shown now; "
             "repeat the action to replace it"))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by the command line's handler so that a termination
+    cleans up exactly like Ctrl-C: partial results kept, temporary files and folders removed."""
+
+    signum = 15

@@ -18,10 +18,12 @@ running tasks, so a batch stops within a second or two.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 POLL_S = 0.5
@@ -78,3 +80,36 @@ def terminate_pool(pool: cf.ProcessPoolExecutor | None) -> None:
             proc.join(2.0)
         except (OSError, AssertionError, AttributeError):
             pass
+
+
+@contextlib.contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while worker processes start, then deliver them.
+
+    Starting a worker sends it its pickled start-up data (the series, through the pool's
+    initializer) down a pipe; an interrupt raised in the middle of that write leaves the new
+    worker to die on a truncated pickle, printing its traceback. Inside this block the two
+    signals are only noted (the signal mask is left alone: spawned children inherit it, and a
+    worker must stay killable); at its end the first one noted is raised again with the handlers
+    of before, so Ctrl-C and SIGTERM act exactly as they would have, just a moment later. Outside
+    the main thread this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    saved: dict[int, Any] = {}
+    for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+        if sig is None:
+            continue
+        try:
+            saved[sig] = signal.signal(sig, lambda signum, frame: noted.append(signum))
+        except (ValueError, OSError):
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        if noted:
+            signal.raise_signal(noted[0])

@@ -104,7 +104,16 @@ def _take_screenshot(app: object, window: object, path: str) -> int:
         if state["done"]:
             return
         state["done"] = True
-        ok = window.grab().save(path)
+        from ..core.atomic import atomic_path
+        from ..core.errors import OutputError
+
+        try:
+            with atomic_path(path) as tmp:  # whole or absent, like every output
+                if not window.grab().save(str(tmp)):
+                    raise OSError(f"the image writer could not write {path}")
+            ok = True
+        except OutputError:
+            ok = False
         if ok:
             log.info("screenshot saved to %s", path)
             state["code"] = 0 if not state.get("timeout") else 1

@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QSpinBox, QWidget)
 
-from ..core.errors import RecoverableError
+from ..core.errors import OutputError, RecoverableError
 from ..core.io import Dataset, load
 from ..core.io.columns import TABLE_EXTENSIONS, remember_mapping, remembered_mapping
 from ..core.io.labels_csv import LabelRow, read_labels
@@ -211,6 +211,9 @@ class ExplorerFiles:
         item = self._add_export_legend() if legend else None
         try:
             export_plot(self.layout_item, path, width=width)
+        except OutputError as err:  # a full disk, no permission: nothing cut is left behind
+            self.post(f"Plot not saved: {err}")
+            return
         finally:
             if item is not None:
                 item.hide()
@@ -268,7 +271,11 @@ class ExplorerFiles:
             return False
         rows = [detection_row(s.id, sp, self.results[(s.id, sp.name)], s) for s in targets
                 for sp in specs if self._has_current_result(s.id, sp.name)]
-        n = write_csv(path, rows)
+        try:
+            n = write_csv(path, rows)
+        except OutputError as err:  # a full disk, no permission: nothing cut is left behind
+            self.post(f"Detections not saved: {err}")
+            return False
         if partial:
             self.post(f"Partial export: {n} of {len(targets) * len(specs)} detections saved to "
                       f"{path}")

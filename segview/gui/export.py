@@ -1,14 +1,18 @@
 """Exports: detections as CSV (the columns of ``segview detect``) and the plot as PNG/SVG."""
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..core import atomic
 from ..core.io.detections import CSV_COLUMNS, format_csv  # noqa: F401 (re-exported)
 from ..core.io.detections import benchmark_columns, detection_row as _row
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
+
 
 def detection_row(series_id: str, spec: DetectorSpec, res: DetectionResult,
                   series: Any = None) -> dict[str, Any]:
@@ -21,25 +25,33 @@ def detection_row(series_id: str, spec: DetectorSpec, res: DetectionResult,
 def write_csv(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
     """Write rows with :data:`CSV_COLUMNS`; returns the number of rows."""
     rows = list(rows)
-    Path(path).write_text(format_csv(rows), encoding="utf-8")
+    atomic.write_text(path, format_csv(rows))
     return len(rows)
 
 
 def export_plot(item: Any, path: str | Path, width: int | None = None) -> None:
-    """Export a pyqtgraph item (usually the central GraphicsLayout) as SVG or a raster image."""
+    """Export a pyqtgraph item (usually the central GraphicsLayout) as SVG or a raster image,
+    whole or not at all (:mod:`segview.core.atomic`).
+
+    Raises:
+        OutputError: the image could not be written (named by ``path``).
+    """
     import pyqtgraph.exporters as exporters
 
-    path = str(path)
-    if path.lower().endswith(".svg"):
-        try:
-            exporters.SVGExporter(item).export(path)
-        except ValueError:  # pyqtgraph 0.14's path rewriting fails on Qt 6.12's SVG output
-            _svg_with_qt(item, path)
-        return
-    exp = exporters.ImageExporter(item)
-    if width:
-        exp.parameters()["width"] = int(width)
-    exp.export(path)
+    with atomic.atomic_path(path) as tmp:
+        name = str(tmp)
+        if name.lower().endswith(".svg"):
+            try:
+                exporters.SVGExporter(item).export(name)
+            except ValueError:  # pyqtgraph 0.14's path rewriting fails on Qt 6.12's SVG output
+                _svg_with_qt(item, name)
+        else:
+            exp = exporters.ImageExporter(item)
+            if width:
+                exp.parameters()["width"] = int(width)
+            exp.export(name)
+        if os.path.getsize(tmp) == 0:  # Qt's writers report failure by returning False
+            raise OSError(errno.EIO, "the image writer wrote nothing")
 
 
 def _svg_with_qt(item: Any, path: str) -> None:

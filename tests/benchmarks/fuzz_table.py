@@ -826,6 +826,396 @@ def run_resources(tmp: Path, quick: bool = False):
     return rows
 
 
+
+
+# ------------------------------------------------------------------------------ outputs (issue 30)
+
+def _cli_text(argv):
+    """Run the CLI in-process: (rc, stderr); a traceback or an rc outside 0/1/2 fails the case."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code
+    if rc not in (0, 1, 2, None) or "Traceback" in err.getvalue():
+        raise AssertionError(f"rc {rc}: {err.getvalue()[-200:]}")
+    return rc, err.getvalue()
+
+
+def _judged_session(db: Path, n: int = 5):
+    from segview.core.annotation.session import AnnotationSession
+    from segview.core.annotation.store import Store
+
+    rng = np.random.default_rng(4)
+    series = [segview.Series(rng.normal(size=40), id=f"e{k}") for k in range(n)]
+    with Store(str(db)) as st:
+        s = AnnotationSession.create(st, "s", series)
+        j = s.judge("ann", create=True)
+        for k, x in enumerate(series):
+            s.record(j, x.id, steady=True, onset=3 + k)
+    return series
+
+
+def _manifest_cases():
+    """(name, edit of the manifest dict or raw text, must the read fail?)"""
+    def item(k, **kw):
+        return lambda m: m["items"][k].update(**kw)
+
+    def pop(*keys):
+        def go(m):
+            obj = m
+            for key in keys[:-1]:
+                obj = obj[key]
+            obj.pop(keys[-1])
+        return go
+    return [
+        ("items[].file absolute", item(0, file="/etc/passwd")),
+        ("items[].file ../..", item(0, file="../../x.json")),
+        ("items[].file sub/../..", item(0, file="a/../../x.json")),
+        ("items[].file backslashes", item(0, file="..\\..\\x.json")),
+        ("items[].file C:", item(0, file="C:\\x.json")),
+        ("items[].file NUL", item(0, file="series\u0000.csv")),
+        ("file_hashes /etc/shadow", lambda m: m["file_hashes"].update({"/etc/shadow": "0" * 64})),
+        ("file_hashes ../", lambda m: m["file_hashes"].update({"../x": "0" * 64})),
+        ("items missing", pop("items")), ("session missing", pop("session")),
+        ("protocol missing", pop("session", "protocol")), ("file missing", pop("items", 0, "file")),
+        ("series_id missing", pop("items", 0, "series_id")),
+        ("content_hash missing", pop("items", 0, "content_hash")),
+        ("items not a list", lambda m: m.update(items={"a": 1})),
+        ("items a string", lambda m: m.update(items="all")),
+        ("item a number", lambda m: m["items"].__setitem__(0, 5)),
+        ("file a list", item(0, file=["series.csv"])), ("file null", item(0, file=None)),
+        ("dims a string", item(0, dims="ab")), ("dims empty", item(0, dims=[])),
+        ("duplicate series", lambda m: m["items"].append(m["items"][0])),
+        ("session a list", lambda m: m.update(session=[1])),
+        ("protocol unknown", lambda m: m["session"].update(protocol="x")),
+        ("format unknown", lambda m: m.update(format="xml")),
+        ("file_hashes a list", lambda m: m.update(file_hashes=[1])),
+        ("hash a number", lambda m: m["file_hashes"].update({"series.csv": 5})),
+        ("judges a dict", lambda m: m.update(judges={})),
+        ("judge a string", lambda m: m["judges"].__setitem__(0, "ann")),
+        ("judge seed a string", lambda m: m["judges"][0].update(seed="x")),
+        ("assigned a string", lambda m: m["judges"][0].update(assigned="e0")),
+        ("broken JSON", '{"manifest": "segview labeled dataset", "items": ['),
+        ("JSON list", '["segview labeled dataset"]'),
+        ("deep nesting", '{"manifest": "segview labeled dataset", "items": ' + "[" * 5000
+         + "]" * 5000 + "}"),
+        ("not UTF-8", b'{"manifest": "segview labeled dataset", "x": "\xff"}'),
+    ]
+
+
+def run_outputs(tmp: Path):
+    """Issue 30, items 4-8 and the permission point of 12: crafted export manifests (library,
+    ``detect`` and ``session import``), outputs on a full disk, SIGTERM, a lost Dask scheduler, a
+    damaged ``--cache``, export permissions. A case is handled when it ends in a named error or a
+    correct result and keeps the item's promise (nothing read outside the export folder, no cut
+    file under its final name, the file named, nothing left behind)."""
+    import builtins
+    import errno
+    import shutil
+    import stat
+    import subprocess
+    import time
+
+    from segview.core import atomic
+    from segview.core.annotation import export as ex
+    from segview.core.annotation.session import AnnotationSession
+    from segview.core.annotation.store import Store
+
+    root = tmp / "outputs"
+    root.mkdir()
+    db = root / "s.sqlite"
+    series = _judged_session(db)
+    with Store(str(db)) as st:
+        template = ex.export_session(AnnotationSession.open(st, "s"), root / "template", "csv")
+    rows = []
+
+    # ---- item 4: crafted manifests, each through the library, detect and session import
+    secret = root / "secret.csv"
+    secret.write_text("series_id,index,value\nleak,0,1\n")
+    for k, (name, edit) in enumerate(_manifest_cases()):
+        parent = root / f"m{k}"
+        folder = parent / "exp"
+        shutil.copytree(template, folder)
+        (parent / "loose.json").write_text(json.dumps([[1.0, 2.0, 3.0, 4.0]]))
+        meta = folder / "metadata.json"
+        if callable(edit):
+            m = json.loads(meta.read_text())
+            edit(m)
+            meta.write_text(json.dumps(m))
+        else:
+            meta.write_bytes(edit if isinstance(edit, bytes) else edit.encode())
+
+        def lib(folder=folder):
+            try:
+                ex.read_export(folder)
+            except RecoverableError as err:
+                assert "metadata.json" in str(err), f"the manifest is not named: {err}"
+                raise
+            raise AssertionError("a crafted manifest was read")
+
+        def parent_load(parent=parent):
+            ds = segview.load(parent)
+            assert "loose" in [s.id for s in ds], "the good file beside the export did not load"
+            assert "leak" not in [s.id for s in ds], "read outside the export folder"
+
+        def importing(folder=folder, k=k):
+            kdb = root / f"import{k}.sqlite"
+            shutil.copy(db, kdb)
+            rc, err = _cli_text(["session", "import", "s", str(folder), "--db", str(kdb)])
+            assert rc == 2 and "metadata.json" in err, f"rc {rc}: {err[-200:]}"
+
+        def detecting(parent=parent):
+            rc, err = _cli_text(["detect", str(parent), "-m", "zero"])
+            assert rc == 1 and "metadata.json" in err, f"rc {rc}: {err[-200:]}"
+
+        # "deep nesting"/"not UTF-8"/... are not recognised as exports by the folder walk; then
+        # the folder's files load as plain files, which is correct too
+        rows.append((f"manifest {name}: read_export", attempt(lib, 30)))
+        rows.append((f"manifest {name}: load(parent)", attempt(parent_load, 30)))
+        rows.append((f"manifest {name}: session import", attempt(importing, 30)))
+        rows.append((f"manifest {name}: detect PARENT", attempt(detecting, 60)))
+    for kind in ("absolute link", "relative link"):
+        folder = root / f"link-{kind[:3]}"
+        shutil.copytree(template, folder)
+        (folder / "series.csv").unlink()
+        (folder / "series.csv").symlink_to(secret if kind == "absolute link"
+                                          else os.path.relpath(secret, folder))
+        rows.append((f"manifest series.csv {kind} out", attempt(
+            lambda folder=folder: ex.read_export(folder) and None, 30)))
+        if rows[-1][1] == "ok":
+            rows[-1] = (rows[-1][0], "FAILED: read through a link out of the folder")
+
+    # ---- item 5: every output writer on a full disk (ENOSPC after 20 characters)
+    judgments = root / "j.csv"
+    _cli_text(["session", "export-judgments", "s", "--out", str(judgments), "--db", str(db)])
+    data = root / "data.json"
+    data.write_text(json.dumps([s.values.tolist() for s in series]))
+    pred = root / "pred.csv"
+    pred.write_text("series_id,method,steady_index,change_points,runtime_ms\n"
+                    + "".join(f"s{k},KB,{10 * k},,1\n" for k in range(40)))
+    truth = root / "truth.csv"
+    truth.write_text("series_id,steady,reference_index,clustered\n"
+                     + "".join(f"s{k},1,{10 * k + 3},0\n" for k in range(40)))
+    writers = {
+        "session export-judgments": ["session", "export-judgments", "s", "--out", "OUT", "--db", str(db)],
+        "session aggregate": ["session", "aggregate", "s", "--out", "OUT", "--db", str(db)],
+        "session export (folder)": ["session", "export", "s", "--out", "OUT", "--db", str(db)],
+        "aggregate": ["aggregate", str(judgments), "--out", "OUT"],
+        "detect -o csv": ["detect", str(data), "-m", "zero", "-o", "OUT"],
+        "detect -o json": ["detect", str(data), "-m", "zero", "--format", "json", "-o", "OUT"],
+        "evaluate -o": ["evaluate", "--truth", str(truth), str(pred), "-o", "OUT"],
+    }
+
+    class Full:
+        def __init__(self, fh):
+            self.fh, self.room = fh, 20
+
+        def write(self, text):
+            if len(text) > self.room:
+                self.fh.write(text[:self.room])
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            self.room -= len(text)
+            return self.fh.write(text)
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    for name, argv in writers.items():
+        for old in (False, True):
+            out = root / f"full-{len(rows)}.csv"
+            if old:
+                if "folder" in name:
+                    continue
+                out.write_text("old\n")
+
+            def go(argv=argv, out=out, old=old):
+                atomic.open = lambda *a, **kw: Full(builtins.open(*a, **kw))  # the disk fills up
+                try:
+                    rc, err = _cli_text([a.replace("OUT", str(out)) for a in argv]
+                                        + (["--force"] if old else []))
+                finally:
+                    del atomic.open
+                assert rc == 2 and str(out) in err, f"rc {rc}, file not named: {err[-200:]}"
+                if old:
+                    assert out.read_text() == "old\n", "the old content was lost"
+                else:
+                    assert not out.exists(), "a cut file is left under the final name"
+                assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
+            rows.append((f"disk full: {name}{' (old file kept)' if old else ''}", attempt(go, 60)))
+
+    # ---- item 12: an export folder follows the umask as its files do
+    def perms():
+        for mask in (0o022, 0o077, 0o002):
+            before = os.umask(mask)
+            try:
+                with Store(str(db)) as st:
+                    f = ex.export_session(AnnotationSession.open(st, "s"), root / f"perm{mask}", "json")
+            finally:
+                os.umask(before)
+            assert stat.S_IMODE(f.stat().st_mode) == 0o777 & ~mask
+            assert stat.S_IMODE((f / "metadata.json").stat().st_mode) == 0o666 & ~mask
+    rows.append(("export folder permissions follow the umask", attempt(perms, 60)))
+
+    # ---- item 6: SIGTERM (real subprocesses), and the sweep of a killed export's folder
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def until(cond, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if cond():
+                return True
+            time.sleep(0.05)
+        return cond()
+
+    def term_detect():
+        d = root / "term"
+        d.mkdir()
+        rng = np.random.default_rng(0)
+        for k in range(12):
+            (d / f"s{k}.json").write_text(json.dumps([np.r_[rng.normal(0, 1, 1500),
+                                                             rng.normal(3, 1, 1500)].tolist()]))
+        out = root / "term.csv"
+        p = subprocess.Popen([sys.executable, "-m", "segview", "detect", str(d), "-m",
+                              "cpssd,autoparm", "--jobs", "2", "-o", str(out)], env=env,
+                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        assert until(lambda: len(_kids(p.pid)) >= 2, 60), "workers never started"
+        p.terminate()
+        err = p.communicate(timeout=60)[1].decode()
+        assert p.returncode == 143, f"rc {p.returncode}: {err[-200:]}"
+        assert (root / "term.partial.csv").is_file() and not out.exists()
+        assert "leaked semaphore" not in err and "Traceback" not in err, err[-300:]
+
+    def term_export():
+        big = root / "big.sqlite"
+        rng = np.random.default_rng(1)
+        with Store(str(big)) as st:
+            AnnotationSession.create(st, "big", [segview.Series(rng.normal(size=200), id=f"b{k}")
+                                                 for k in range(2000)])
+        target = root / "bigexp"
+        p = subprocess.Popen([sys.executable, "-m", "segview", "session", "export", "big", "--out",
+                              str(target), "--format", "tcpd", "--db", str(big)], env=env,
+                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        hidden = lambda: [q for q in root.iterdir() if q.name.startswith(".bigexp.partial-")]  # noqa: E731
+        assert until(lambda: any((q / "datasets").is_dir() for q in hidden()), 60)
+        p.terminate()
+        err = p.communicate(timeout=60)[1].decode()
+        assert p.returncode == 143 and "Traceback" not in err, f"rc {p.returncode}: {err[-200:]}"
+        assert not hidden() and not target.exists(), "SIGTERM left the export's hidden folder"
+
+    def sweep():
+        stale = root / ".swept.partial-4194321-00ff"
+        stale.mkdir()
+        _cli_text(["session", "export", "s", "--out", str(root / "swept"), "--db", str(db)])
+        assert not stale.exists(), "the folder of a killed export was not swept"
+
+    rows.append(("SIGTERM: detect -j 2 keeps OUT.partial.csv", attempt(term_detect, 120)))
+    rows.append(("SIGTERM: session export leaves no hidden folder", attempt(term_export, 120)))
+    rows.append(("a killed export's hidden folder is swept", attempt(sweep, 60)))
+
+    # ---- item 7: the Dask scheduler lost mid-run
+    def dask_lost():
+        import dask
+        import distributed
+
+        from segview.core.evaluation import batch
+
+        with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
+            cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1,
+                                               processes=False, dashboard_address=None)
+            stopped = []
+
+            def progress(done, total):
+                if done and not stopped:
+                    stopped.append(done)
+                    cluster.sync(cluster.scheduler.close)
+            try:
+                batch.run_batch([segview.Series(np.r_[np.zeros(400), np.ones(400)] + k, id=str(k))
+                                 for k in range(40)], ["cpssd"],
+                                executor=cluster.scheduler_address, progress=progress)
+            except batch.BatchIncomplete as err:
+                assert err.rows and cluster.scheduler_address in str(err)
+                raise
+            finally:
+                cluster.close()
+            assert not stopped, "the scheduler was closed, yet every run came back"
+    rows.append(("Dask scheduler lost mid-run", attempt(dask_lost, 120)))
+
+    # ---- item 8: a damaged --cache
+    def damaged(kind):
+        cache = root / f"cache-{kind}"
+        cache.mkdir()
+        path = cache / "results.sqlite"
+        if kind in ("pages", "truncated", "entries", "header"):
+            _cli_text(["detect", str(data), "-m", "zero,binseg", "--cache", str(cache)])
+            raw = bytearray(path.read_bytes())
+            if kind == "pages":
+                raw[4096:] = np.random.default_rng(2).bytes(len(raw) - 4096)
+            elif kind == "truncated":
+                raw = raw[: len(raw) // 2]
+            elif kind == "header":
+                raw[:16] = b"0123456789abcdef"
+            path.write_bytes(bytes(raw))
+            if kind == "entries":
+                with sqlite3.connect(path) as c:
+                    c.execute("UPDATE results SET value = '[1,'")
+                c.close()
+        elif kind == "random":
+            path.write_bytes(np.random.default_rng(1).bytes(8192))
+        elif kind == "empty":
+            path.write_bytes(b"")
+        elif kind == "folder":
+            path.mkdir()
+        out = root / f"cached-{kind}.csv"
+        rc, err = _cli_text(["detect", str(data), "-m", "zero,binseg", "--cache", str(cache),
+                             "-o", str(out)])
+        assert rc == 0, f"rc {rc}: {err[-200:]}"
+        cols = lambda p: [ln.split(",")[:4] for ln in p.read_text().splitlines()]  # noqa: E731
+        assert cols(out) == cols(root / "ref-cache.csv"), "results differ from an uncached run"
+    _cli_text(["detect", str(data), "-m", "zero,binseg", "-o", str(root / "ref-cache.csv")])
+    for kind in ("random", "empty", "pages", "truncated", "header", "entries", "folder"):
+        rows.append((f"damaged --cache: {kind}", attempt(lambda kind=kind: damaged(kind), 60)))
+    return rows
+
+
+def _kids(pid: int) -> list[int]:
+    """The worker processes below ``pid`` (Linux /proc), fork servers' children included."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if ppid == parent:
+                    found.append(int(entry.name))
+                    todo.append(int(entry.name))
+    parents = set()
+    for p in found:
+        try:
+            parents.add(int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1]))
+        except (OSError, ValueError, IndexError):
+            pass
+    # workers: processes that started none (not a fork server), not the resource tracker
+    return [p for p in found if p not in parents and b"resource_tracker" not in _cmdline(p)]
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def main_() -> int:
     quick = "--quick" in sys.argv
     os.environ.setdefault("SEGVIEW_CACHE_DIR", tempfile.mkdtemp())
@@ -840,6 +1230,7 @@ def main_() -> int:
         results["damaged / foreign / old databases x 4 commands"] = run_databases(tmp)
         results["naming the database, passwords, replaced files, text limits, stale windows"] = run_database_naming(tmp)
         results["resources, encodings, JSON keys, start-up (issue 30)"] = run_resources(tmp, quick)
+        results["outputs: manifests, full disk, SIGTERM, Dask, --cache (issue 30)"] = run_outputs(tmp)
     print(f"| area | tried | handled | failed |\n| --- | --- | --- | --- |")
     failures = []
     for area, rows in results.items():

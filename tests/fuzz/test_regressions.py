@@ -238,6 +238,7 @@ def test_item09_exports_escape_formulas_and_read_back_exactly(tmp_path, fmt):
 
 def test_item09_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
     from segview.core.annotation import export as ex
+    from segview.core.errors import OutputError
 
     store, s, _ = _session_with_hostile_names(tmp_path)
 
@@ -245,8 +246,9 @@ def test_item09_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(ex, "_write_table", disk_full)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError) as info:  # named (issue 30): the export folder, the reason
         ex.export_session(s, tmp_path / "out", "csv")
+    assert info.value.path == str(tmp_path / "out") and "no space left" in info.value.reason
     assert not (tmp_path / "out").exists()
     assert [p.name for p in tmp_path.iterdir() if ".partial-" in p.name] == []
     store.close()

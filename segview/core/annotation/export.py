@@ -34,7 +34,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,9 +44,12 @@ import numpy as np
 
 from ..io import safecsv
 from ... import __version__
-from ..errors import DataFormatError, InputError, ParameterError
+from ..atomic import (atomic_open, atomic_path, fsync_dir, make_temp_dir, output_error,
+                      sync_tree, write_text)
+from ..errors import DataFormatError, InputError, OutputError, ParameterError, SegviewError
 from ..io import tcpd_json
 from ..model import Series
+from .manifest import confine, read_manifest, validate_manifest
 from .session import AnnotationSession
 from .tables import ground_truth_rows
 
@@ -122,8 +124,9 @@ def is_export_folder(folder: str | Path) -> bool:
     if not path.is_file():
         return False
     try:
+        path = confine(Path(folder), MANIFEST_FILE, path, MANIFEST_FILE)
         meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError, DataFormatError):
         return False
     return isinstance(meta, dict) and (meta.get("manifest") == MANIFEST or (
         "export_version" in meta and "file_hashes" in meta and "items" in meta))
@@ -202,7 +205,7 @@ def labels_table(session: AnnotationSession) -> list[dict[str, Any]]:
 def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
     fmt = path.suffix.lstrip(".")
     if fmt == "csv":
-        with open(path, "w", newline="", encoding="utf-8") as fh:
+        with atomic_open(path, "w", durable=False, newline="", encoding="utf-8") as fh:
             w = _LFWriter(fh)
             w.writerow(columns)
             for r in rows:
@@ -210,15 +213,16 @@ def _write_table(path: Path, rows: list[dict[str, Any]], columns: Sequence[str])
                                                          else repr(r[c]) if isinstance(r[c], float)
                                                          else r[c]) for c in columns])
     elif fmt == "json":
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_open(path, "w", durable=False, encoding="utf-8") as fh:
             json.dump([{c: r.get(c) for c in columns} for r in rows], fh, indent=1)
     elif fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
         data = {c: [r.get(c) for r in rows] for c in columns}
-        pq.write_table(pa.table({c: pa.array(v) if any(x is not None for x in v)
-                                 else pa.array(v, type=pa.string()) for c, v in data.items()}),
-                       path)
+        with atomic_path(path, durable=False) as tmp:
+            pq.write_table(pa.table({c: pa.array(v) if any(x is not None for x in v)
+                                     else pa.array(v, type=pa.string()) for c, v in data.items()}),
+                           tmp)
     else:  # pragma: no cover - guarded by FORMATS
         raise ParameterError("format", f"unknown table format {fmt!r}")
 
@@ -296,14 +300,14 @@ def _write_series(folder: Path, fmt: str, series: list[Series]) -> dict[str, str
             name = safe_name(s.id, taken)
             path = folder / "datasets" / name / f"{name}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(tcpd_json.dataset_dict(s)), encoding="utf-8")
+            write_text(path, json.dumps(tcpd_json.dataset_dict(s)), durable=False)
             files[s.id] = str(path.relative_to(folder))
         return files
     if fmt == "json":
-        (folder / "series.json").write_text(json.dumps(
+        write_text(folder / "series.json", json.dumps(
             [{"series_id": s.id, "values": s.values.tolist(),
               "x": None if s.x is None else s.x.tolist(),
-              **({"dims": list(s.dims)} if s.dims else {})} for s in series]), encoding="utf-8")
+              **({"dims": list(s.dims)} if s.dims else {})} for s in series]), durable=False)
         return dict.fromkeys((s.id for s in series), "series.json")
     files = {}
     groups: dict[tuple[bool, tuple[str, ...]], list[Series]] = {}
@@ -339,9 +343,10 @@ def _write_long(path: Path, group: list[Series], with_x: bool) -> None:
         cols.update({d: pa.array(values[:, k], pa.float64()) for k, d in enumerate(names)})
         if xs is not None:
             cols["x"] = pa.array(xs, pa.float64())
-        pq.write_table(pa.table(cols), path)
+        with atomic_path(path, durable=False) as tmp:
+            pq.write_table(pa.table(cols), tmp)
         return
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", durable=False, newline="", encoding="utf-8") as fh:
         w = safecsv.writer(fh, lineterminator="\n")
         w.writerow(["series_id", "index", *names, *(["x"] if xs is not None else [])])
         cells = [ids, index.tolist(), *(map(repr, values[:, k].tolist())
@@ -365,32 +370,41 @@ def _read_long(path: Path) -> Any:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
 
 
-def _read_series(folder: Path, fmt: str, files: dict[str, str],
+def _read_series(folder: Path, fmt: str, paths: dict[str, Path],
                  dims: dict[str, list[str]] | None = None) -> list[Series]:
+    """The series of an export; ``paths`` are the items' files, already confined to ``folder``
+    (:func:`.manifest.confine`)."""
     dims = dims or {}
     if fmt == "tcpd":
         out = []
-        for sid, rel in files.items():
-            (s,) = tcpd_json.read(folder / rel)
+        for sid, path in paths.items():
+            (s,) = tcpd_json.read(path)
             x = s.metadata.get("time")
             out.append(Series(s.values, x if x is not None and all(
-                isinstance(v, (int, float)) for v in x) else None, sid, {"source": rel},
+                isinstance(v, (int, float)) for v in x) else None, sid,
+                {"source": path.name},  # replaced by the manifest's source
                 dims=s.dims or None))
         return out
     if fmt == "json":
-        data = json.loads((folder / "series.json").read_text(encoding="utf-8"))
-        return [Series(d["values"], d.get("x"), d["series_id"], dims=d.get("dims")) for d in data]
+        path = confine(folder, "series.json", folder / MANIFEST_FILE, "series.json")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, list):
+            raise DataFormatError(str(path), "expected a list of series")
+        return [Series(d["values"], d.get("x"), d["series_id"], dims=d.get("dims"))
+                for d in (_row_of(d, path, k, ("series_id", "values"))
+                          for k, d in enumerate(data, start=1))]
     groups = {}
-    for name in dict.fromkeys(files.values()):
-        table = _read_long(folder / name)
+    for path in dict.fromkeys(paths.values()):
+        table = _read_long(path)
+        if "series_id" not in table or "index" not in table:
+            raise DataFormatError(str(path), "expected the columns series_id and index")
         groups.update({str(k): g.sort_values("index") for k, g in table.groupby("series_id",
                                                                                 sort=False)})
     out = []
-    for sid in files:
+    for sid in paths:
         g = groups.get(sid)
         if g is None or not np.array_equal(g["index"].to_numpy(), np.arange(len(g))):
-            raise DataFormatError(str(folder / files[sid]), f"series {sid!r}: indices are not "
-                                                            "0..n-1")
+            raise DataFormatError(str(paths[sid]), f"series {sid!r}: indices are not 0..n-1")
         x = g["x"].to_numpy(dtype=np.float64) if "x" in g else None
         names = dims.get(sid)
         vals = g[names if names else "value"].to_numpy(dtype=np.float64)
@@ -440,17 +454,28 @@ def export_session(session: AnnotationSession, folder: str | Path, fmt: str = "c
     folder = Path(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InputError(str(folder), "the export folder is not empty")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # Written into a hidden folder beside the target and renamed into place at the end: a failure
-    # (full disk, a kill) never leaves a half-written export that looks complete.
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent))
+    # Written into a hidden folder beside the target (``.NAME.partial-PID-RANDOM``, with the
+    # umask's permissions like its files) and renamed into place at the end: a failure (full
+    # disk, Ctrl-C, SIGTERM through the CLI) never leaves a half-written export that looks
+    # complete, nor the hidden folder; one left by a killed process is swept at the next export.
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = make_temp_dir(folder)
+    except OSError as err:
+        raise output_error(folder, err) from err
     try:
         _export_into(session, tmp, fmt, series)
+        sync_tree(tmp)  # every file on disk before the folder appears under its name
         if folder.exists():
             folder.rmdir()  # empty (checked above): the rename needs the name free
         os.replace(tmp, folder)
-    except BaseException:
+        fsync_dir(folder.parent)
+    except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(err, OutputError):
+            raise OutputError(str(folder), err.reason) from err
+        if isinstance(err, OSError):
+            raise output_error(folder, err) from err
         raise
     log.info("exported session %s to %s (%s)", session.name, folder, fmt)
     return folder
@@ -477,7 +502,8 @@ def _export_into(session: AnnotationSession, folder: Path, fmt: str,
                   for r in judgments_table(session)], JUDGMENT_FIELDS)
     written = sorted({*files.values(), f"labels.{tab}", f"judgments.{tab}"})
     if fmt == "tcpd":
-        tcpd_json.write_annotations(folder / "annotations.json", tcpd_annotations(session))
+        with atomic_path(folder / "annotations.json", durable=False) as tmp:
+            tcpd_json.write_annotations(tmp, tcpd_annotations(session))
         written.append("annotations.json")
     meta = {
         "manifest": MANIFEST,
@@ -496,49 +522,81 @@ def _export_into(session: AnnotationSession, folder: Path, fmt: str,
                   for it, s in zip(session.items(), data)],
         "file_hashes": {f: _sha256(folder / f) for f in written},
     }
-    (folder / "metadata.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    write_text(folder / "metadata.json", json.dumps(meta, indent=1), durable=False)
 
 
 def read_export(folder: str | Path, *, verify: bool = True) -> ExportedDataset:
     """Read an export folder back (series, labels, judgments, metadata).
 
+    The manifest is checked against its schema first (:mod:`.manifest`), and every file it names
+    must lie inside ``folder``: a crafted manifest can neither read nor probe files elsewhere.
+
     Raises:
-        DataFormatError: missing or altered files (SHA-256 or content hash mismatch).
+        DataFormatError: a malformed manifest (named with the place inside it), a file outside the
+            folder, missing or altered files (SHA-256 or content hash mismatch), malformed tables.
     """
     folder = Path(folder)
-    meta_path = folder / "metadata.json"
+    meta_path = folder / MANIFEST_FILE
     if not meta_path.is_file():
         raise DataFormatError(str(folder), "no metadata.json; not a segview export folder")
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    fmt = meta.get("format")
-    if fmt not in FORMATS:
-        raise DataFormatError(str(meta_path), f"unknown export format {fmt!r}")
+    meta_path = confine(folder, MANIFEST_FILE, meta_path, MANIFEST_FILE)
+    meta = read_manifest(meta_path)
     if meta.get("manifest", MANIFEST) != MANIFEST:
-        raise DataFormatError(str(meta_path), f"not a segview export manifest ({meta['manifest']!r})")
+        raise DataFormatError(str(meta_path), f"not a segview export manifest "
+                                              f"({str(meta['manifest'])[:80]!r})", "manifest")
+    validate_manifest(meta, meta_path, FORMATS)
+    fmt = meta["format"]
     if verify:
-        for name, digest in meta.get("file_hashes", {}).items():
-            if not (folder / name).is_file():
+        for name, digest in (meta.get("file_hashes") or {}).items():
+            path = confine(folder, name, meta_path, f"file_hashes[{name!r}]")
+            if not path.is_file():
                 raise DataFormatError(str(folder / name), "listed in metadata.json but missing")
-            if _sha256(folder / name) != digest:
+            if _sha256(path) != digest:
                 raise DataFormatError(str(folder / name), "changed since export (SHA-256 differs)")
+    items = meta["items"]
+    files = {it["series_id"]: it["file"] for it in items}
+    paths = {sid: confine(folder, rel, meta_path, f"items[{k}].file")
+             for k, (sid, rel) in enumerate(files.items())}
     tab = "json" if fmt == "tcpd" else fmt
-    files = {it["series_id"]: it["file"] for it in meta["items"]}
-    series = _read_series(folder, fmt, files, {it["series_id"]: it["dims"] for it in meta["items"]
-                                               if it.get("dims")})
-    hashes = {it["series_id"]: it["content_hash"] for it in meta["items"]}
-    sources = {it["series_id"]: it.get("source", "") for it in meta["items"]}
-    series = [Series(s.values, s.x, s.id, {**s.metadata, "source": sources.get(s.id, ""),
-                                           "export_file": files.get(s.id, "")},
-                     dims=s.dims or None) for s in series]
-    bad = [s.id for s in series if hashes.get(s.id) != s.content_hash]
-    if bad:
-        raise DataFormatError(str(folder), f"series data do not match their content hash: "
-                                           f"{', '.join(bad[:5])}")
-    jpath = folder / f"judgments.{tab}"
-    judgments = [_typed_judgment(r, jpath, k) for k, r in enumerate(_read_table(jpath), start=1)]
-    if meta["session"]["protocol"] == "change_points":  # a blank CSV cell is an empty list
-        judgments = [{**r, "change_points": r["change_points"] or ()} for r in judgments]
-    return ExportedDataset(folder, meta, series, _read_table(folder / f"labels.{tab}"), judgments)
+    try:
+        series = _read_series(folder, fmt, paths, {it["series_id"]: it["dims"] for it in items
+                                                   if it.get("dims")})
+        hashes = {it["series_id"]: it["content_hash"] for it in items}
+        sources = {it["series_id"]: it.get("source") or "" for it in items}
+        series = [Series(s.values, s.x, s.id, {**s.metadata, "source": sources.get(s.id, ""),
+                                               "export_file": files.get(s.id, "")},
+                         dims=s.dims or None) for s in series]
+        bad = [s.id for s in series if hashes.get(s.id) != s.content_hash]
+        if bad:
+            raise DataFormatError(str(folder), f"series data do not match their content hash: "
+                                               f"{', '.join(bad[:5])}")
+        jpath = confine(folder, f"judgments.{tab}", meta_path, "judgments")
+        judgments = [_typed_judgment(_row_of(r, jpath, k, ("series_id", "judge")), jpath, k)
+                     for k, r in enumerate(_read_table(jpath), start=1)]
+        if meta["session"]["protocol"] == "change_points":  # a blank CSV cell is an empty list
+            judgments = [{**r, "change_points": r["change_points"] or ()} for r in judgments]
+        lpath = confine(folder, f"labels.{tab}", meta_path, "labels")
+        labels = [_row_of(r, lpath, k, ("series_id",))
+                  for k, r in enumerate(_read_table(lpath), start=1)]
+        exp = ExportedDataset(folder, meta, series, labels, judgments)
+        exp.label_rows()  # malformed cells are found now, not when the explorer shows them
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+        if isinstance(err, SegviewError):
+            raise
+        raise DataFormatError(str(folder), f"malformed export ({type(err).__name__}: "
+                                           f"{str(err)[:200]})") from err
+    return exp
+
+
+def _row_of(r: Any, path: Path, row: int, needed: tuple[str, ...]) -> dict[str, Any]:
+    """A table row as a dict holding the ``needed`` columns (DataFormatError otherwise)."""
+    if not isinstance(r, dict):
+        raise DataFormatError(str(path), f"expected a row object, got {type(r).__name__}",
+                              f"row {row}")
+    missing = [c for c in needed if r.get(c) is None]
+    if missing:
+        raise DataFormatError(str(path), f"no {missing[0]}", f"row {row}")
+    return r
 
 
 def relative_sources(sources: dict[str, str]) -> dict[str, str]:
@@ -590,8 +648,9 @@ def import_judgments(session: AnnotationSession, source: str | Path) -> int:
     if source.is_dir():
         exp = read_export(source)
         rows = exp.judgments
-        seeds = {j["name"]: (j["role"], j["seed"]) for j in exp.metadata.get("judges", [])}
-        assigned = {j["name"]: j["assigned"] for j in exp.metadata.get("judges", [])
+        judges_meta = exp.metadata.get("judges") or []
+        seeds = {j["name"]: (j.get("role") or "judge", j.get("seed")) for j in judges_meta}
+        assigned = {j["name"]: j["assigned"] for j in judges_meta
                     if j.get("assigned") is not None}
         mine = {it.series_id: it.content_hash for it in session.items()}
         differ = [i["series_id"] for i in exp.metadata["items"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..io import safecsv
+from ..atomic import atomic_open
 from ..errors import DataFormatError
 from .aggregate import GroundTruth
 
@@ -141,7 +142,7 @@ def write_judgments_csv(path: str | Path, rows: Sequence[JudgmentRow | tuple]) -
             if isinstance(r, JudgmentRow) else tuple(r) for r in rows]
     with_cps = any((r[4] if len(r) > 4 else None) is not None for r in rows)
     with_role = any(len(r) > 5 and r[5] not in (None, "judge") for r in rows)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = safecsv.writer(fh, lineterminator="\n")
         w.writerow([*JUDGMENT_COLUMNS, *(["change_points"] if with_cps else []),
                     *(["role"] if with_role else [])])
@@ -182,7 +183,7 @@ def ground_truth_rows(results: Sequence[GroundTruth]) -> list[dict[str, object]]
 
 def write_ground_truth_csv(path: str | Path, results: Sequence[GroundTruth]) -> None:
     """Write aggregated labels with the GT_COLUMNS."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = safecsv.dict_writer(fh, fieldnames=list(GT_COLUMNS), lineterminator="\n")
         w.writeheader()
         w.writerows(ground_truth_rows(results))

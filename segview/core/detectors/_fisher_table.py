@@ -131,5 +131,7 @@ def lookup(n: int, phi: float, alpha: float = 0.05) -> float:
 
 
 if __name__ == "__main__":
-    TABLE_PATH.write_text(json.dumps(build(), separators=(",", ":")) + "\n", encoding="utf-8")
+    from ..atomic import write_text
+
+    write_text(TABLE_PATH, json.dumps(build(), separators=(",", ":")) + "\n")
     print(f"wrote {TABLE_PATH}")

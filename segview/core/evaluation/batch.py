@@ -19,7 +19,9 @@ Cancelling (``ctx``, or Ctrl-C in the calling thread) keeps what finished: ``run
 """
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures as cf
+import contextlib
 import multiprocessing as mp
 from concurrent.futures.process import BrokenProcessPool
 import logging
@@ -38,7 +40,7 @@ from ..api import check_length, run_spec
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import Cancelled, InputError, RecoverableError
 from ..model import Series
-from ..workerguard import terminate_pool
+from ..workerguard import deferred_interrupts, terminate_pool
 from ..workerstart import worker_context
 from ..params import Params
 from ..registry import DetectorSpec
@@ -57,6 +59,24 @@ class BatchCancelled(Cancelled):
     def __init__(self, rows: list[dict[str, Any]], total: int) -> None:
         super().__init__(f"batch ({len(rows)} of {total} runs finished)")
         self.rows, self.total = rows, total
+
+
+class ExecutorLost(RecoverableError):
+    """The cluster running a batch went away mid-run (a Dask scheduler stopped, the connection
+    to it lost): the runs still out are lost, the finished ones are kept."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        self.where, self.reason = where, reason
+        super().__init__(f"{where}: {reason}")
+
+
+class BatchIncomplete(RecoverableError):
+    """A batch stopped because its executor was lost (:class:`ExecutorLost`); ``rows`` are the
+    runs that finished (series-major), of ``total``, for a partial export."""
+
+    def __init__(self, rows: list[dict[str, Any]], total: int, lost: ExecutorLost) -> None:
+        super().__init__(f"{lost}; {len(rows)} of {total} runs finished")
+        self.rows, self.total, self.lost = rows, total, lost
 
 
 def partial_path(path: str | Path) -> Path:
@@ -274,9 +294,11 @@ class LocalExecutor(Executor):
         pool = None
         try:
             for members, idx in pending:
-                pool = pool or self._pool("spawn", 1, series)
+                with deferred_interrupts():  # never cut a worker's start-up data
+                    pool = pool or self._pool("spawn", 1, series)
+                    fut = pool.submit(_pool_task, members, idx, full)
                 try:
-                    rows = pool.submit(_pool_task, members, idx, full).result()
+                    rows = fut.result()
                 except BrokenProcessPool:  # alone in its worker: this task kills it
                     terminate_pool(pool)
                     pool = None
@@ -301,11 +323,14 @@ class LocalExecutor(Executor):
     def _run_pool(self, series, tasks, full, context):  # type: ignore[no-untyped-def]
         """Run ``tasks`` in one pool, yielding each task's rows; returns the tasks left unfinished
         when a worker died."""
-        pool = self._pool(context, self.workers, series)
-        futures = {pool.submit(_pool_task, members, idx, full): k
-                   for k, (members, idx) in enumerate(tasks)}
+        pool = None
+        futures: dict[Any, int] = {}
         done: set[int] = set()
         try:
+            with deferred_interrupts():  # workers start in submit(): never cut their start data
+                pool = self._pool(context, self.workers, series)
+                futures = {pool.submit(_pool_task, members, idx, full): k
+                           for k, (members, idx) in enumerate(tasks)}
             for fut in cf.as_completed(futures):
                 try:
                     rows = fut.result()
@@ -323,6 +348,11 @@ class LocalExecutor(Executor):
         return [t for k, t in enumerate(tasks) if k not in done]
 
 
+# what a lost scheduler or connection raises: Dask's FutureCancelledError (a CancelledError),
+# CommClosedError (an OSError), timeouts
+_LOST = (cf.CancelledError, asyncio.CancelledError, OSError, TimeoutError)
+
+
 class DaskExecutor(Executor):
     """A Dask distributed cluster: ``address`` of a scheduler, or an existing ``client``.
 
@@ -335,6 +365,7 @@ class DaskExecutor(Executor):
         if client is None and not address:
             raise InputError("scheduler", "give a scheduler address or a Client")
         self._own = client is None
+        self.address = address or getattr(getattr(client, "scheduler", None), "address", "?")
         try:
             self.client = client if client is not None else Client(address)
         except (OSError, ValueError, TypeError) as err:  # unreachable, refused, malformed address
@@ -342,21 +373,44 @@ class DaskExecutor(Executor):
         n = sum(self.client.nthreads().values())
         self.workers = max(1, int(n))
 
-    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
-        from distributed import as_completed
+    def _lost(self, err: BaseException) -> ExecutorLost:
+        first = (str(err).splitlines() or [""])[0][:160]
+        return ExecutorLost(f"scheduler {self.address}", "connection lost mid-run "
+                                                          f"({type(err).__name__}: {first})")
 
-        data = self.client.scatter(list(series), broadcast=True, hash=False)
-        futures = [self.client.submit(_run_chunk, data, members, idx, full, pure=False)
-                   for members, idx in tasks]
+    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
+        """Yields each task's rows. A task that kills its workers again and again (Dask's
+        ``KilledWorker``) fails its rows; a lost scheduler or connection raises
+        :class:`ExecutorLost` (the rows yielded so far stand)."""
+        from distributed import KilledWorker, as_completed
+
+        futures: list[Any] = []
         try:
+            data = self.client.scatter(list(series), broadcast=True, hash=False)
+            futures = [self.client.submit(_run_chunk, data, members, idx, full, pure=False)
+                       for members, idx in tasks]
+            index = {f.key: k for k, f in enumerate(futures)}
             for fut in as_completed(futures):
-                yield fut.result()
+                try:
+                    rows = fut.result()
+                except KilledWorker:
+                    members, idx = tasks[index[fut.key]]
+                    rows = [(si, ri, {"steady_index": None, "change_points": [],
+                                      "runtime_ms": 0.0,
+                                      "error": f"the Dask workers running {ms.spec.name} on this "
+                                               "series died (KilledWorker); see their logs"})
+                            for si, ms in members for ri in idx]
+                yield rows
+        except _LOST as err:  # the futures cancelled for "scheduler-connection-lost", a closed comm
+            raise self._lost(err) from None
         finally:
-            self.client.cancel(futures)
+            with contextlib.suppress(Exception):
+                self.client.cancel(futures)
 
     def close(self) -> None:
         if self._own:
-            self.client.close()
+            with contextlib.suppress(Exception):  # the scheduler may be gone already
+                self.client.close(timeout=5)
 
 
 def make_executor(scheduler: str | None = None, workers: int | None = None) -> Executor:
@@ -497,6 +551,7 @@ def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
     Raises:
         UnknownMethodError, ParameterError.
         BatchCancelled: ``ctx`` was cancelled or Ctrl-C was pressed; it holds the finished rows.
+        BatchIncomplete: the Dask scheduler was lost mid-run; it holds the finished rows.
     """
     specs = _as_method_specs(method_specs)
     series_list = list(series_list)
@@ -515,6 +570,8 @@ def run_batch(series_list: Sequence[Series], method_specs: Iterable[Any],
                  progress=progress, cache_dir=cache_dir, ctx=ctx)
     except (Cancelled, KeyboardInterrupt) as err:
         raise BatchCancelled(rows(), len(series_list) * len(specs)) from err
+    except ExecutorLost as err:
+        raise BatchIncomplete(rows(), len(series_list) * len(specs), err) from None
     return rows()
 
 

@@ -126,6 +126,8 @@ def write_plots(report: EvaluationReport, directory: str | Path) -> list[Path]:
         The files written.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ..atomic import atomic_path
     from matplotlib.figure import Figure
 
     out = Path(directory)
@@ -137,7 +139,8 @@ def write_plots(report: EvaluationReport, directory: str | Path) -> list[Path]:
         fig.tight_layout()
         for ext in ("png", "svg"):
             path = out / f"{stem}.{ext}"
-            fig.savefig(path)
+            with atomic_path(path) as tmp:
+                fig.savefig(tmp, format=ext)
             written.append(path)
 
     names = report.methods

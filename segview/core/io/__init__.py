@@ -199,8 +199,9 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
 
     Raises:
         DataFormatError: a named single file is malformed, or a path does not exist. Problems inside
-            folders are collected in ``Dataset.problems`` instead. A segview export folder whose
-            files changed since export is an error too.
+            folders are collected in ``Dataset.problems`` instead. A segview export folder named
+            as a path whose manifest is malformed or whose files changed since export is an error
+            too; a bad export met inside a named folder is one more entry of ``problems``.
         Cancelled: ``ctx`` was cancelled (nothing is returned).
     """
     if isinstance(paths, (str, os.PathLike)):
@@ -221,7 +222,12 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
             files, exports = _folder_files(p)
             for folder in exports:
                 ctx.check()
-                _add_export(ds, folder)
+                try:
+                    _add_export(ds, folder)
+                except DataFormatError as err:
+                    if folder == p:  # the export itself was named: it is the whole input
+                        raise
+                    ds.problems.append(err)  # one bad export beside others: the rest loads
             for k, f in enumerate(files):
                 ctx.check()
                 what = f"file {k + 1} of {len(files)}: {f.name}"

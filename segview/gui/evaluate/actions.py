@@ -8,6 +8,8 @@ from typing import Any
 from PySide6.QtWidgets import QFileDialog
 
 from ...core.evaluation import report as rep
+from ...core import atomic
+from ...core.errors import OutputError
 
 FORMATS = {"text": rep.format_text, "json": rep.format_json, "csv": rep.format_csv}
 
@@ -40,8 +42,8 @@ class EvaluationActions:
         path = Path(path)
         fmt = fmt or {".json": "json", ".csv": "csv"}.get(path.suffix.lower(), "text")
         try:
-            path.write_text(FORMATS[fmt](self.report), encoding="utf-8")
-        except OSError as err:
+            atomic.write_text(path, FORMATS[fmt](self.report))
+        except OutputError as err:
             self.post(f"Cannot write {path}: {err}")
             return False
         self.post(f"Report saved to {path}")
