@@ -26,6 +26,7 @@ MODULES = (
     "segview.core.detectors._partition_kernels",
     "segview.core.detectors._multivariate_kernels",
     "segview.core.detectors._fpop_kernels",
+    "segview.core.detectors._rfpop_kernels",
     "segview.core.detectors._kbkssd_kernels",
     "segview.core.detectors._fisher_kernels",
     "segview.core.detectors._autoparm_kernels",

@@ -68,6 +68,9 @@ class _LazyJit:
         if dispatcher is None:
             with _JIT_LOCK:
                 if self._dispatcher is None:
+                    from .kernels import configure
+
+                    configure()  # numba's cache folder and threading layer, before compiling
                     from numba import njit
 
                     self._dispatcher = njit(**self._options)(self.py_func)

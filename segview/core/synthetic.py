@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
+from .detectors._jit import njit
 from numpy.typing import NDArray
 
 from .errors import ParameterError

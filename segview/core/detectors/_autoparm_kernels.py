@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 LOG_2PI = math.log(2.0 * math.pi)
 

@@ -15,7 +15,7 @@ The numpy parts that depend on summation order (means, convolutions, Kelly's sum
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 # Branch codes returned by step_decision (names in kbkssd.BRANCHES).
 A_EARLY = 0

@@ -12,7 +12,7 @@ Python driver can check for cancellation and report progress between calls. Conv
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from ._jit import njit, prange
 from numpy.typing import NDArray
 
 from ._cost_kernels import segment_cost

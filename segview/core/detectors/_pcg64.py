@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from ._jit import njit
+from numba import types
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 

@@ -28,7 +28,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 from numpy.typing import NDArray
 
 from ._threads import run_in_threads

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 from numpy.typing import NDArray
 
 #: Extra-P's tolerances: constant cleaning in LOO fits, minimal term contribution (spec §2.3-§2.4).

@@ -16,6 +16,7 @@ LLVM 20): one ``vcompresspd`` on AVX-512, a generic expansion elsewhere.
 from __future__ import annotations
 
 from llvmlite import ir
+from . import _jit  # noqa: F401  (numba configured first)
 from numba import types
 from numba.extending import intrinsic, models, register_model
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
+from ..kernels import NO_SIMD_ENV, configure, fast_or_plain, parallel_launch, simd_enabled
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register
@@ -71,6 +72,8 @@ class Partition:
         mbic: whether ``ln(segment length)`` was added to each segment's cost.
         threads: threads actually used.
         search: ``"dp"`` (OP or PELT dynamic programme) or ``"fpop"`` (:mod:`.fpop`).
+        notes: remarks for the result, e.g. a fast kernel that failed and the plain one that ran
+            instead (:func:`segview.core.kernels.fast_or_plain`).
     """
 
     change_points: NDArray[np.int64]
@@ -80,6 +83,7 @@ class Partition:
     mbic: bool
     threads: int = 1
     search: str = "dp"
+    notes: tuple[str, ...] = ()
 
 
 def auto_min_size(cost: str, min_size: int | None) -> int:
@@ -135,39 +139,85 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
     beta *= penalty_scale
     if sums is None and use_fpop(search, cost, min_size if min_size is None else m, penalty,
                                  threads, method):
-        F, last = fpop_l2(y, beta, tie == "last", ctx)
-        ctx.progress(1.0, method)
-        return Partition(_pk.backtrack(last, n), F, last, beta, mbic, 1, "fpop")
+        def dp() -> Partition:  # the plain exact path: bitwise FPOP's F and last
+            return optimal_partition(y, cost, penalty, min_size, pruning=pruning, threads=threads,
+                                     schedule=schedule, block=block, tie=tie,
+                                     var_offset=var_offset, penalty_scale=penalty_scale, ctx=ctx,
+                                     method=method, search="dp")
+
+        def fast() -> Partition:
+            F, last = fpop_l2(y, beta, tie == "last", ctx)
+            ctx.progress(1.0, method)
+            return Partition(_pk.backtrack(last, n), F, last, beta, mbic, 1, "fpop")
+
+        if not simd_enabled():
+            return replace(dp(), notes=(f"{NO_SIMD_ENV}=1: FPOP's vector kernel skipped, the "
+                                        "dynamic programme ran (same optimum)",))
+        part, note = fast_or_plain(fast, dp, "FPOP's vector kernel")
+        return part if note is None else replace(part, notes=(*part.notes, note))
     F = np.empty(n + 1)
     last = np.full(n + 1, -1, dtype=np.int64)
     F[0] = -beta
     args = (beta, m, _costs.COSTS[cost], float(var_offset), bool(mbic), tie == "last")
     used = 1
+    notes: tuple[str, ...] = ()
     if pruning and m == 1 and cost == "l2" and not mbic and sums is None:
-        _run_pelt_l2(y, F, last, beta, tie == "last", ctx)
+        def pelt_plain() -> None:  # bitwise the same F and last (tests/core/test_fpop.py)
+            S, Q = _costs.prefix_sums(y)
+            _run_pelt(S, Q, F, last, n, args, ctx)
+
+        _, note = fast_or_plain(lambda: _run_pelt_l2(y, F, last, beta, tie == "last", ctx),
+                                pelt_plain, "PELT's vectorised l2 kernel")
         ctx.progress(1.0, method)
-        return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used)
+        return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used,
+                         notes=() if note is None else (note,))
     S, Q = _costs.prefix_sums(y) if sums is None else (np.ascontiguousarray(sums[0], np.float64),
                                                         np.ascontiguousarray(sums[1], np.float64))
     if pruning:
         _run_pelt(S, Q, F, last, n, args, ctx)
     else:
-        # one thread too runs the blocked kernel: its inner scans have no dependence on the F[t]
-        # being written and run ~1.4x faster than op_advance (bench_partition.py)
-        import numba
-
-        used = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-        chunk = 0 if schedule == "static" else max(1, block // (4 * used))
-        old_threads = numba.get_num_threads()
-        numba.set_num_threads(used)
-        try:
-            with numba.parallel_chunksize(chunk):
-                _run_chunks(lambda a, b: _pk.op_parallel_advance(S, Q, F, last, a, b, *args,
-                                                                 block), n, block, ctx)
-        finally:
-            numba.set_num_threads(old_threads)
+        used, note = fast_or_plain(
+            lambda: _run_op_parallel(S, Q, F, last, n, args, threads, schedule, block, ctx),
+            lambda: _run_op_serial(S, Q, F, last, n, args, block, ctx),
+            "OP's parallel kernel")
+        notes = () if note is None else (note,)
     ctx.progress(1.0, method)
-    return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used)
+    return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used, notes=notes)
+
+
+def _run_op_parallel(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
+                     last: NDArray[np.int64], n: int, args: tuple[Any, ...], threads: int,
+                     schedule: str, block: int, ctx: RunContext) -> int:
+    """OP by the blocked parallel kernel; returns the threads used. One thread too runs it: its
+    inner scans have no dependence on the F[t] being written and run ~1.4x faster than
+    op_advance (bench_partition.py). Each launch holds :data:`segview.core.kernels.PARALLEL_LOCK`
+    (the pinned workqueue layer aborts on concurrent launches from two threads)."""
+    import numba
+
+    configure()  # the pinned threading layer, before numba starts its threads
+    used = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    chunk = 0 if schedule == "static" else max(1, block // (4 * used))
+
+    def step(a: int, b: int) -> None:
+        with parallel_launch():
+            old_threads = numba.get_num_threads()
+            numba.set_num_threads(used)
+            try:
+                with numba.parallel_chunksize(chunk):
+                    _pk.op_parallel_advance(S, Q, F, last, a, b, *args, block)
+            finally:
+                numba.set_num_threads(old_threads)
+
+    _run_chunks(step, n, block, ctx)
+    return used
+
+
+def _run_op_serial(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
+                   last: NDArray[np.int64], n: int, args: tuple[Any, ...], block: int,
+                   ctx: RunContext) -> int:
+    """OP by the plain serial kernel (the same F and last as :func:`_run_op_parallel`); 1."""
+    _run_chunks(lambda a, b: _pk.op_advance(S, Q, F, last, a, b, *args), n, block, ctx)
+    return 1
 
 
 def _run_chunks(step: Callable[[int, int], None], n: int, block: int, ctx: RunContext) -> None:
@@ -241,6 +291,7 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
         "last": part.last[1:].copy(),
         "threads": part.threads,
     }
+    notes = (*notes, *part.notes)
     if part.mbic:
         notes = (*notes, "MBIC: ln(segment length) added to each segment's cost")
     return DetectionResult(name, params, part.change_points, stats=stats, notes=notes)

@@ -10,7 +10,7 @@ far it is, so a single spike can never pay for a change point pair around it. Th
 segmentations minimises ``sum of segment costs + beta * (number of changes)``; segments have at least
 one point. It is found exactly by the functional recursion of the paper (section 3):
 ``Q_t(theta) = min(Q_{t-1}(theta), F(t-1) + beta) + gamma(y_t - theta)``, ``F(t) = min_theta Q_t``, with
-``Q_t`` held exactly as a list of quadratic pieces over the data range (:mod:`._fpop_kernels`).
+``Q_t`` held exactly as a list of quadratic pieces over the data range (:mod:`._rfpop_kernels`).
 
 Scale. The loss is scale-aware as the paper prescribes (``K`` and ``beta`` in units of the noise
 standard deviation sigma): the data are standardised to ``z = (y - median y) / sigma`` with
@@ -53,9 +53,9 @@ from . import _costs
 from ._scale import noise_sd
 
 if TYPE_CHECKING:
-    from . import _fpop_kernels as _fk, _partition_kernels as _pk
+    from . import _partition_kernels as _pk, _rfpop_kernels as _rk
 else:
-    _fk = lazy_module("._fpop_kernels", __package__)
+    _rk = lazy_module("._rfpop_kernels", __package__)
     _pk = lazy_module("._partition_kernels", __package__)
 
 _STEPS_PER_CALL = 1 << 16
@@ -85,7 +85,7 @@ def biweight_partition(y: NDArray[np.float64], beta: float, K: float,
         if ctx is not None:
             ctx.check()
         t_to = min(n + 1, t + _STEPS_PER_CALL)
-        P, W = _fk.rfpop_biweight_advance(y, float(K), float(beta), lo, hi, F, last, t, t_to, P, W,
+        P, W = _rk.rfpop_biweight_advance(y, float(K), float(beta), lo, hi, F, last, t, t_to, P, W,
                                           cnt)
         t = t_to
         if ctx is not None:
