@@ -52,7 +52,8 @@ _configured = False
 _logged: set[str] = set()
 _DETECTORS = Path(__file__).resolve().parent / "detectors"
 #: Files outside ``detectors/`` whose numba code is compiled with ``cache=True``.
-_EXTRA_SOURCES = (Path(__file__).resolve().parent / "synthetic.py",)
+_EXTRA_SOURCES = (Path(__file__).resolve().parent / "synthetic.py",
+                  Path(__file__).resolve().parent / "warmup" / "_kernels.py")
 
 
 def simd_enabled() -> bool:

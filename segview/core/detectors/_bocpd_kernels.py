@@ -82,7 +82,7 @@ def _kernels(compiled: bool) -> tuple[Callable[..., None], Callable[..., None]]:
     if not compiled:
         return _step_python, _log_python
     if not _numba_cache:
-        from numba import njit
+        from ._jit import njit
         _numba_cache["step"] = njit(nogil=True, cache=True, error_model="numpy")(_step_python)
         _numba_cache["log"] = njit(nogil=True, cache=True)(_log_python)
     return _numba_cache["step"], _numba_cache["log"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..detectors._jit import njit
 
 from ..detectors._pelt_r import normal_meanvar_cost
 
