@@ -21,10 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError
+from ..core.errors import DataFormatWarning, InputError
 from .benchtables import write_whole
 from .loading import add_columns_option, load_series
 from .paramflags import positive_int
@@ -129,11 +131,20 @@ def load_and_analyse(args: argparse.Namespace, paths: list[str], params: dict[st
     """Load ``paths``, analyse every benchmark; named warnings on stderr. Returns the
     benchmarks, their analyses and the number of failures (files, benchmarks, executions)."""
     from ..core.benchmark import group
+    from ..core.io.loadwarn import LOAD_WARNINGS
     from ..core.warmup import analyse_benchmark
 
-    dataset = load_series(args, paths)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataFormatWarning)
+        dataset = load_series(args, paths)
     failures = 0
     pre = f"{label}: " if label else ""
+    for w in caught:   # crashed executions and the like: named, counted, the rest analysed
+        if issubclass(w.category, DataFormatWarning):
+            print(f"segview: {pre}warning: {w.message}", file=sys.stderr)
+            failures += 1
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     for problem in dataset.problems:
         print(f"segview: {pre}skipped {problem}", file=sys.stderr)
         failures += 1
@@ -144,8 +155,11 @@ def load_and_analyse(args: argparse.Namespace, paths: list[str], params: dict[st
     results = []
     for b in benches:
         r = analyse_benchmark(b, args.method, **params)
+        loaded = tuple(str(w) for s in b.executions for w in s.metadata.get(LOAD_WARNINGS, ()))
+        if loaded:   # the reader's own warnings (a crashed execution...) go into the reports too
+            r = replace(r, warnings=loaded + r.warnings)
         results.append(r)
-        for w in r.warnings:
+        for w in r.warnings[len(loaded):]:
             print(f"segview: {pre}warning: {w}", file=sys.stderr)
         failures += sum(1 for e in r.executions if e.error)
         if not r.analysed:
