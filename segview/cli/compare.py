@@ -6,7 +6,9 @@ after, the steady-state performance ratio AFTER / BEFORE with a bootstrap interv
 Jones' two-level resampling of executions and iterations on each side, seeded) and a verdict:
 *faster* or *slower* when the interval excludes 1 (read in the benchmark's direction: for a time,
 above 1 is slower; for a throughput, above 1 is faster), else *no significant difference*.
-Benchmarks on one side only are listed. Units that disagree are converted when both are time
+The interval's default coverage is 95 %
+(``--confidence``): with the 5 to 30 executions of a typical run, the variation between processes
+makes 99 % intervals of a ratio wide. Benchmarks on one side only are listed. Units that disagree are converted when both are time
 units, else named as an error for that benchmark.
 
 Exit codes: 0 all compared, 1 some benchmarks or files could not be compared (the rest is
@@ -29,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("before", metavar="BEFORE", help="result file or folder before")
     p.add_argument("after", metavar="AFTER", help="result file or folder after")
-    add_analysis_options(p)
+    add_analysis_options(p, 0.95, "the ratio's interval (default 0.95, Kalibera & Jones' level "
+                                  "for comparisons)")
     p.add_argument("--json", metavar="OUT", help="write the comparison as JSON")
     p.set_defaults(func=run)
 

@@ -36,7 +36,9 @@ HELP = "warm-up classes per execution and benchmark (warmup_stats), with reports
 OUTPUTS = ("json", "csv", "latex", "report")
 
 
-def add_analysis_options(p: argparse.ArgumentParser) -> None:
+def add_analysis_options(p: argparse.ArgumentParser, confidence: float = 0.99,
+                         what: str = "the bootstrap intervals (default 0.99, warmup_stats' level)"
+                         ) -> None:
     """Options shared by ``segview warmup`` and ``segview compare``."""
     add_columns_option(p)
     p.add_argument("-m", "--method", default="barrett",
@@ -56,8 +58,7 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
                         "measured iterations) or keep them in the analysis")
     p.add_argument("--resamples", type=int, default=10000,
                    help="bootstrap resamples (default 10000; 0: no interval)")
-    p.add_argument("--confidence", type=float, default=0.99,
-                   help="coverage of the bootstrap intervals (default 0.99, warmup_stats' level)")
+    p.add_argument("--confidence", type=float, default=confidence, help=f"coverage of {what}")
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstraps")
     p.add_argument("--threads", type=positive_int, default=1,
                    help="executions analysed in this many threads (same results)")

@@ -81,7 +81,7 @@ class BenchmarkComparison:
     after_mean: float | None = None
     ratio: float | None = None
     ci: tuple[float, float] | None = None
-    confidence: float = 0.99
+    confidence: float = 0.95
     verdict: str = NOT_COMPARABLE
     reason: str | None = None
     error: str | None = None
@@ -130,7 +130,7 @@ def _steady_groups(r: BenchmarkWarmup) -> list[np.ndarray] | str:
 
 
 def compare_benchmark(before: BenchmarkWarmup, after: BenchmarkWarmup, *,
-                      resamples: int = 10000, confidence: float = 0.99, seed: int = SEED,
+                      resamples: int = 10000, confidence: float = 0.95, seed: int = SEED,
                       iteration_level: str = "auto") -> BenchmarkComparison:
     """Compare one benchmark's two analyses (see the module doc). Never raises for bad data: a
     unit disagreement or missing steady figures come back in ``error`` / ``reason``."""
@@ -172,7 +172,7 @@ def compare_benchmark(before: BenchmarkWarmup, after: BenchmarkWarmup, *,
 
 
 def compare(before: Sequence[BenchmarkWarmup], after: Sequence[BenchmarkWarmup], *,
-            resamples: int = 10000, confidence: float = 0.99, seed: int = SEED,
+            resamples: int = 10000, confidence: float = 0.95, seed: int = SEED,
             iteration_level: str = "auto") -> Comparison:
     """Compare every benchmark present on both sides (by name, in BEFORE's order); list the
     others. See the module doc."""
