@@ -255,22 +255,19 @@ _W, _H, _PAD = 240, 96, 4
 
 
 def _envelope(x: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """Points of a min/max envelope of ``x`` in ``buckets`` columns (all points when fewer)."""
+    """Points of a min/max envelope of ``x`` in ``buckets`` columns (all points when fewer): per
+    column its minimum then its maximum, at the column's middle iteration (vectorised: 1,000
+    panels of 2,000 iterations in a fraction of a second)."""
     n = x.size
     if n <= 2 * buckets:
         return np.arange(n, dtype=float), x
-    edges = np.linspace(0, n, buckets + 1).astype(int)
-    xs, ys = [], []
-    for a, b in zip(edges[:-1], edges[1:]):
-        chunk = x[a:b]
-        ok = chunk[np.isfinite(chunk)]
-        if ok.size == 0:
-            continue
-        i_lo, i_hi = a + int(np.nanargmin(chunk)), a + int(np.nanargmax(chunk))
-        for i in sorted((i_lo, i_hi)):
-            xs.append(float(i))
-            ys.append(float(x[i]))
-    return np.asarray(xs), np.asarray(ys)
+    edges = np.linspace(0, n, buckets + 1).astype(np.intp)[:-1]
+    y = np.where(np.isfinite(x), x, np.nan)
+    lo, hi = np.fmin.reduceat(y, edges), np.fmax.reduceat(y, edges)
+    mid = (edges + np.append(edges[1:], n) - 1) / 2.0
+    xs = np.repeat(mid, 2)
+    ys = np.column_stack([lo, hi]).ravel()
+    return xs, ys
 
 
 def _y_range(values: Sequence[np.ndarray], executions: Sequence[ExecutionWarmup]
@@ -336,7 +333,13 @@ def execution_svg(values: np.ndarray, e: ExecutionWarmup, lo: float, hi: float,
                      f'width="{max(px(n - 1) - x0, 1):.1f}" height="{ph}" fill="#d3f9d8"/>')
     if n:
         xs, ys = _envelope(values, pw)
-        pts = " ".join(f"{px(a):.1f},{py(b):.1f}" for a, b in zip(xs, ys) if math.isfinite(b))
+        ok = np.isfinite(ys)
+        xs, ys = xs[ok], ys[ok]
+        if log:
+            ys = np.log10(np.where(ys > 0, ys, 10.0 ** lo))
+        gx = _PAD + xs / max(n - 1, 1) * pw
+        gy = _PAD + 12 + (hi - np.clip(ys, lo, hi)) / (hi - lo) * ph
+        pts = " ".join(map(str, np.round(np.column_stack([gx, gy]).ravel(), 1).tolist()))
         parts.append(f'<polyline points="{pts}" fill="none" stroke="#495057" '
                      f'stroke-width="0.7"/>')
     for cp in e.segment_starts[1:]:
