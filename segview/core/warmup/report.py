@@ -364,7 +364,8 @@ _CSS = """
 body{font:14px system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em;color:#212529}
 h1{font-size:1.4em}h2{font-size:1.15em;margin:1.6em 0 .3em}
 table{border-collapse:collapse;margin:.5em 0}
-th,td{border-bottom:1px solid #dee2e6;padding:3px 8px;text-align:left;vertical-align:middle}
+th,td{border-bottom:1px solid #dee2e6;padding:3px 8px;text-align:left;vertical-align:middle;
+white-space:nowrap}
 th{background:#f1f3f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .glyph{vertical-align:middle;margin-right:4px}
 .multiples{display:flex;flex-wrap:wrap;gap:6px}
