@@ -21,7 +21,12 @@ import json
 import sys
 
 from .benchtables import write_whole
-from .warmup import add_analysis_options, analysis_params, check_outputs, load_and_analyse
+from .warmup import (
+    add_analysis_options,
+    analysis_params,
+    check_outputs,
+    load_and_analyse,
+)
 
 HELP = "compare two result sets: class changes, steady performance ratio with CI, verdict"
 

@@ -171,8 +171,7 @@ def load_and_analyse(args: argparse.Namespace, paths: list[str], params: dict[st
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.warmup import to_json
-    from ..core.warmup import report
+    from ..core.warmup import report, to_json
 
     params = analysis_params(args)
     outs = check_outputs(args, OUTPUTS)

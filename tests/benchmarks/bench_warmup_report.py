@@ -22,12 +22,16 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from segview.cli.benchtables import write_whole  # noqa: E402
-from segview.core.benchmark import execution  # noqa: E402
-from segview.core.benchmark import group  # noqa: E402
-from segview.core.warmup import analyse_benchmark  # noqa: E402
-from segview.core.warmup import report  # noqa: E402
-from tests.benchmarks.bench_warmup import make  # noqa: E402
+from segview.cli.benchtables import write_whole
+from segview.core.benchmark import (
+    execution,
+    group,
+)
+from segview.core.warmup import (
+    analyse_benchmark,
+    report,
+)
+from tests.benchmarks.bench_warmup import make
 
 
 def timed(fn):
@@ -54,7 +58,7 @@ def main() -> None:
                                          for b in benches])
     page, w_r, c_r = timed(lambda: report.render_html(results, benches))
     out = args.out or str(Path(tempfile.mkdtemp()) / "report.html")
-    _, w_w, c_w = timed(lambda: write_whole(out, page))
+    _, w_w, _ = timed(lambda: write_whole(out, page))
     print(f"{k} benchmarks x {e} executions x {args.iterations} iterations")
     print(f"analysis (barrett, bootstraps {args.resamples}): {w_an:.2f} s wall, {c_an:.2f} s CPU")
     print(f"render_html: {w_r:.2f} s wall, {c_r:.2f} s CPU; page {len(page) / 1e6:.1f} MB")

@@ -161,7 +161,7 @@ def test_latex_compiles(outputs, tmp_path):
     tex = outputs[1]["latex"]
     shutil.copy(tex, tmp_path / "t.tex")
     r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 0, r.stdout[-2000:]
     assert (tmp_path / "t.pdf").stat().st_size > 0
 
@@ -259,3 +259,20 @@ def test_delta_and_seed_reach_the_analysis(tmp_path):
                  "--resamples", "300", "-q"]) == 0
     b = json.loads(out.read_text())["benchmarks"][0]
     assert b["params"]["delta"] == 0.00005 and b["params"]["seed"] == 3
+
+
+def test_report_escapes_names_and_warnings():
+    """A benchmark name is data, never markup, in the HTML and the LaTeX."""
+    from segview.core.benchmark import execution, group
+    from segview.core.warmup import analyse_benchmark
+    from segview.core.warmup.report import format_latex, render_html, summary_rows
+
+    rng = np.random.default_rng(4)
+    name = "<script>alert(1)</script>&_%"
+    b = group([execution(1 + 0.01 * rng.standard_normal(40), benchmark=name, index=i,
+                         harness="t", unit="s") for i in range(2)])
+    r = [analyse_benchmark(b[0], resamples=100, ws_resamples=0)]
+    page = render_html(r, b)
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;&amp;_%" in page
+    tex = format_latex(summary_rows(r))
+    assert "\\&\\_\\%" in tex and "<script>" in tex     # LaTeX has no markup to fear

@@ -11,8 +11,17 @@ import pytest
 
 from segview.core.errors import InputError
 from segview.core.warmup import BenchmarkWarmup, ExecutionWarmup
-from segview.core.warmup.compare import (FASTER, NOT_COMPARABLE, SAME, SLOWER, UnitMismatchError,
-                                         compare, compare_benchmark, unit_factor, verdict)
+from segview.core.warmup.compare import (
+    FASTER,
+    NOT_COMPARABLE,
+    SAME,
+    SLOWER,
+    UnitMismatchError,
+    compare,
+    compare_benchmark,
+    unit_factor,
+    verdict,
+)
 
 
 def bw(name, groups, unit="s", direction="lower", cls="flat", reason=None):
