@@ -39,6 +39,8 @@ COMMANDS: dict[str, str] = {
     "annotate": "label series as a judge (annotation window)",
     "watch": "follow a growing benchmark output and say when it is steady",
     "workload": "workload series W(t) from job logs; Auto-PARM breakpoints across sites",
+    "warmup": "warm-up classes per execution and benchmark (warmup_stats), with reports",
+    "compare": "compare two result sets: class changes, steady performance ratio with CI, verdict",
 }
 
 

@@ -114,6 +114,36 @@ class BootstrapCI:
 EXACT_DRAWS_MAX = 20_000_000
 
 
+def hierarchical_resamples(arrays: Sequence[NDArray[np.float64]], resamples: int,
+                           rng: np.random.Generator, iteration_level: str = "auto"
+                           ) -> tuple[NDArray[np.float64], str]:
+    """The ``resamples`` statistics of Kalibera & Jones' two-level bootstrap (mean of the drawn
+    executions' resampled means) and the iteration level used: the distribution behind
+    :func:`hierarchical_bootstrap`'s interval, for statistics built on it (e.g. the ratio of two
+    benchmarks' means in :mod:`.compare`). ``arrays`` must be non-empty, each with values."""
+    if iteration_level == "auto":
+        draws = resamples * sum(a.size for a in arrays)
+        iteration_level = "exact" if draws <= EXACT_DRAWS_MAX else "normal"
+    e = len(arrays)
+    picks = rng.integers(0, e, size=(resamples, e))           # level 1: executions
+    counts = np.bincount(picks.ravel(), minlength=e)
+    exec_means = np.empty(picks.shape)
+    order = np.argsort(picks, axis=None, kind="stable")        # slots grouped by execution
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    flat = exec_means.reshape(-1)
+    for j, a in enumerate(arrays):                             # level 2: iterations
+        if not counts[j]:
+            continue
+        slots = order[starts[j]:starts[j + 1]]
+        if iteration_level == "exact":
+            flat[slots] = _resampled_means(rng, a, int(counts[j])) / a.size
+        else:
+            mu = float(a.mean())
+            sd = float(a.std()) / math.sqrt(a.size)
+            flat[slots] = mu + sd * rng.standard_normal(int(counts[j]))
+    return exec_means.mean(axis=1), iteration_level
+
+
 def hierarchical_bootstrap(groups: Sequence[ArrayLike], *, resamples: int = 10000,
                            confidence: float = 0.99, seed: int = SEED,
                            iteration_level: str = "auto") -> BootstrapCI:
@@ -146,30 +176,10 @@ def hierarchical_bootstrap(groups: Sequence[ArrayLike], *, resamples: int = 1000
     if iteration_level not in ("auto", "exact", "normal"):
         raise InputError("bootstrap", f"iteration_level must be auto, exact or normal, got "
                                       f"{iteration_level!r}")
-    if iteration_level == "auto":
-        draws = resamples * sum(a.size for a in arrays)
-        iteration_level = "exact" if draws <= EXACT_DRAWS_MAX else "normal"
     rng = np.random.default_rng(seed)
-    e = len(arrays)
-    picks = rng.integers(0, e, size=(resamples, e))           # level 1: executions
-    counts = np.bincount(picks.ravel(), minlength=e)
-    exec_means = np.empty(picks.shape)
-    order = np.argsort(picks, axis=None, kind="stable")        # slots grouped by execution
-    starts = np.concatenate([[0], np.cumsum(counts)])
-    flat = exec_means.reshape(-1)
-    for j, a in enumerate(arrays):                             # level 2: iterations
-        if not counts[j]:
-            continue
-        slots = order[starts[j]:starts[j + 1]]
-        if iteration_level == "exact":
-            flat[slots] = _resampled_means(rng, a, int(counts[j])) / a.size
-        else:
-            mu = float(a.mean())
-            sd = float(a.std()) / math.sqrt(a.size)
-            flat[slots] = mu + sd * rng.standard_normal(int(counts[j]))
-    stat = exec_means.mean(axis=1)
+    stat, iteration_level = hierarchical_resamples(arrays, resamples, rng, iteration_level)
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(stat, [alpha, 1 - alpha])
-    estimate = math.fsum(float(a.mean()) for a in arrays) / e
+    estimate = math.fsum(float(a.mean()) for a in arrays) / len(arrays)
     return BootstrapCI(estimate, float(lo), float(hi), float(confidence), int(resamples), int(seed),
                        iteration_level)
