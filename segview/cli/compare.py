@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from .benchtables import write_whole
+from ..core.atomic import write_text
 from .warmup import (
     add_analysis_options,
     analysis_params,
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         elif b.reason:
             print(f"segview: benchmark {b.name!r}: not compared: {b.reason}", file=sys.stderr)
     for key, path in outs:
-        write_whole(path, json.dumps({**comp.to_dict(), "method": args.method,
+        write_text(path, json.dumps({**comp.to_dict(), "method": args.method,
                                       "before": args.before, "after": args.after},
                                      indent=1) + "\n")
     sys.stdout.write(format_comparison(comp))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import DataFormatWarning, InputError
-from .benchtables import write_whole
+from ..core.atomic import write_text
 from .loading import add_columns_option, load_series
 from .paramflags import positive_int
 
@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
             text = report.format_latex(rows)
         else:
             text = report.render_html(results, benches, sources=[str(p) for p in args.paths])
-        write_whole(path, text)
+        write_text(path, text)
     if not args.quiet:
         sys.stdout.write(report.format_text(rows))
     return 1 if failures else 0
