@@ -20,7 +20,7 @@ from .result import DetectionResult
 def _values_of(series_or_values: Series | ArrayLike) -> tuple[NDArray[np.float64], Series | None, str]:
     if isinstance(series_or_values, Series):
         return series_or_values.values, series_or_values, series_or_values.id
-    return as_values(series_or_values), None, "series"
+    return as_values(series_or_values, copy=False), None, "series"
 
 
 # Detectors square and sum values (variances, segment costs, regressions): above ~1e154 squares
@@ -33,7 +33,8 @@ def check_magnitude(values: NDArray[np.float64], what: str) -> None:
     """Raise InputError when the values' magnitude is outside :data:`MAGNITUDE_LIMITS`."""
     if values.size == 0:
         return
-    top = float(np.max(np.abs(values)))
+    # max |v| from the two extremes: two passes and no n-long temporary (issue 31)
+    top = max(-float(np.min(values)), float(np.max(values)))
     low, high = MAGNITUDE_LIMITS
     if top > high:
         raise InputError(what, f"values reach {top:.3g}: above {high:.0e} squares and sums overflow; "

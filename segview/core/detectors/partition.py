@@ -217,7 +217,18 @@ def _run_pelt_l2(y: NDArray[np.float64], F: NDArray[np.float64], last: NDArray[n
 def fpop_costs(y: NDArray[np.float64], F: NDArray[np.float64], beta: float) -> NDArray[np.float64]:
     """``F(1..n)`` converted to R ``fpop``'s convention (spec §7.1)."""
     y = np.asarray(y, dtype=np.float64)
-    return F[1:] + 2.0 * beta - np.cumsum(y * y)
+    out = np.multiply(y, y)
+    np.cumsum(out, out=out)
+    # (F[1:] + 2 beta) - cumsum(y * y), the same operations as written out in full, block by block
+    # so that no n-long temporary is made (issue 31: detect's overhead over the kernel)
+    two_beta = 2.0 * beta
+    for i in range(0, out.size, _BLOCK_COSTS):
+        j = min(out.size, i + _BLOCK_COSTS)
+        np.subtract(F[1 + i:1 + j] + two_beta, out[i:j], out=out[i:j])
+    return out
+
+
+_BLOCK_COSTS = 1 << 15
 
 
 def _segments(cps: NDArray[np.int64], n: int) -> list[tuple[int, int]]:
@@ -228,7 +239,7 @@ def _segments(cps: NDArray[np.int64], n: int) -> list[tuple[int, int]]:
 def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
             notes: tuple[str, ...] = ()) -> DetectionResult:
     n = y.size
-    std = part.F[1:].copy()
+    std = part.F[1:]  # views: ``part`` is this run's own and is not used after (no n-long copies)
     optimal = fpop_costs(y, part.F, part.beta) if params["cost"] == "l2" else std
     stats = {
         "search": part.search,
@@ -238,7 +249,7 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
         "penalty": part.beta,
         "min_size": auto_min_size(params["cost"], params["min_size"]),
         "segments": _segments(part.change_points, n),
-        "last": part.last[1:].copy(),
+        "last": part.last[1:],
         "threads": part.threads,
     }
     if part.mbic:
