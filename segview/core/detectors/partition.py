@@ -50,8 +50,10 @@ from ._scale import SCALE_MODES, scale_values
 
 if TYPE_CHECKING:
     from . import _partition_kernels as _pk
+    from . import _stats_kernels as _sk
 else:
     _pk = lazy_module("._partition_kernels", __package__)
+    _sk = lazy_module("._stats_kernels", __package__)
 
 log = logging.getLogger(__name__)
 #: Candidate evaluations per kernel call between two cancellation checks.
@@ -216,19 +218,12 @@ def _run_pelt_l2(y: NDArray[np.float64], F: NDArray[np.float64], last: NDArray[n
 
 def fpop_costs(y: NDArray[np.float64], F: NDArray[np.float64], beta: float) -> NDArray[np.float64]:
     """``F(1..n)`` converted to R ``fpop``'s convention (spec §7.1)."""
-    y = np.asarray(y, dtype=np.float64)
-    out = np.multiply(y, y)
-    np.cumsum(out, out=out)
-    # (F[1:] + 2 beta) - cumsum(y * y), the same operations as written out in full, block by block
-    # so that no n-long temporary is made (issue 31: detect's overhead over the kernel)
-    two_beta = 2.0 * beta
-    for i in range(0, out.size, _BLOCK_COSTS):
-        j = min(out.size, i + _BLOCK_COSTS)
-        np.subtract(F[1 + i:1 + j] + two_beta, out[i:j], out=out[i:j])
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    out = np.empty(y.size)
+    # one compiled pass, bit for bit ``F[1:] + 2.0 * beta - np.cumsum(y * y)`` (issue 31: numpy's
+    # cumsum and temporaries made most of detect's work beyond the FPOP kernel)
+    _sk.fpop_costs_into(y, np.ascontiguousarray(F, dtype=np.float64), 2.0 * beta, out)
     return out
-
-
-_BLOCK_COSTS = 1 << 15
 
 
 def _segments(cps: NDArray[np.int64], n: int) -> list[tuple[int, int]]:
