@@ -28,6 +28,15 @@ from numpy.typing import ArrayLike, NDArray
 from .errors import InputError
 
 
+def check_finite(arr: NDArray[np.float64], what: str = "series") -> None:
+    """Raise InputError naming the first NaN or infinity of ``arr`` and how many more there are."""
+    if not np.isfinite(arr).all():
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            raise InputError(what, f"non-finite value {float(arr[bad[0]])!r} at index {int(bad[0])}"
+                             + (f" (and {bad.size - 1} more)" if bad.size > 1 else ""))
+
+
 def as_values(values: ArrayLike, what: str = "series", *, allow_nonfinite: bool = False,
               copy: bool = True) -> NDArray[np.float64]:
     """Return a read-only, C-contiguous float64 copy of a 1-D sequence of numbers.
@@ -57,11 +66,8 @@ def as_values(values: ArrayLike, what: str = "series", *, allow_nonfinite: bool 
                                   else ""))
     if arr.size == 0:
         raise InputError(what, "the series is empty")
-    if not allow_nonfinite and not np.isfinite(arr).all():
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if bad.size:
-            raise InputError(what, f"non-finite value {float(arr[bad[0]])!r} at index {int(bad[0])}"
-                             + (f" (and {bad.size - 1} more)" if bad.size > 1 else ""))
+    if not allow_nonfinite:
+        check_finite(arr, what)
     arr = np.ascontiguousarray(arr)
     arr.flags.writeable = False
     return arr

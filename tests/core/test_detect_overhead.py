@@ -79,3 +79,20 @@ def test_check_magnitude_finds_the_largest_magnitude_on_either_side(values, matc
 def test_check_magnitude_accepts_zeros_and_ordinary_values():
     check_magnitude(np.zeros(5), "s")
     check_magnitude(np.r_[-1e150, 1e-150], "s")
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1.0, 2.0, float("nan"), 4.0, float("nan")], "non-finite value nan at index 2 \\(and 1 more\\)"),
+    ([float("-inf"), 1.0, 2.0, 3.0], "non-finite value -inf at index 0$"),
+])
+def test_detect_names_the_first_non_finite_value(bad, message):
+    # the finiteness check moved from the copy to the magnitude check: the same message
+    with pytest.raises(InputError, match=message):
+        segview.detect(np.array(bad), "pelt")
+    with pytest.raises(InputError, match=message):
+        as_values(bad)
+
+
+def test_a_short_series_with_nan_is_named_for_the_nan_first():
+    with pytest.raises(InputError, match="non-finite value nan at index 0"):
+        segview.detect(np.array([float("nan")]), "binseg", min_size=5)
