@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         y = series(n)
         y = (y - y.mean()) / y.std(ddof=1)
         same = changepoint_binseg(y) == _reference_changepoint_binseg(y)
-        r = measure({"scalar": lambda: _reference_changepoint_binseg(y),
-                     "vector": lambda: changepoint_binseg(y)}, reps=args.reps)
+        r = measure({"scalar": lambda y=y: _reference_changepoint_binseg(y),
+                     "vector": lambda y=y: changepoint_binseg(y)}, reps=args.reps)
         print(f"| {n:.0e} | {fmt(r['scalar'])} | {fmt(r['vector'])} | "
               f"{fmt(ratio(r['scalar'], r['vector']), unit='x')} | {same} | "
               f"{fmt_load(r['vector'])} |", flush=True)

@@ -9,7 +9,9 @@ squares as a temporary).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit  # kernels29: import from ._jit like the other kernel modules once merged
+
+# when issue 29's kernels work is merged: import njit from ._jit like the other kernel modules
+from numba import njit
 from numpy.typing import NDArray
 
 
