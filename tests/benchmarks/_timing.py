@@ -43,17 +43,18 @@ class Figure:
         return max(self.samples)
 
 
-def cpu(fn: Callable[[], object]) -> float:
-    """CPU seconds ``fn()`` takes in this process (every thread)."""
-    t0 = time.process_time()
+def cpu(fn: Callable[[], object], clock: Callable[[], float] = time.process_time) -> float:
+    """CPU seconds ``fn()`` takes in this process (every thread), or ``clock``'s seconds."""
+    t0 = clock()
     fn()
-    return time.process_time() - t0
+    return clock() - t0
 
 
-def measure(cases: dict[str, Callable[[], object]], reps: int = MIN_REPS, warmup: int = 1
-            ) -> dict[str, Figure]:
+def measure(cases: dict[str, Callable[[], object]], reps: int = MIN_REPS, warmup: int = 1,
+            clock: Callable[[], float] = time.process_time) -> dict[str, Figure]:
     """CPU time of each case, ``reps`` (>= 5) interleaved repetitions after ``warmup`` untimed
-    rounds (compilation, caches); repetition ``r`` runs the cases rotated by ``r``."""
+    rounds (compilation, caches); repetition ``r`` runs the cases rotated by ``r``. Pass
+    ``clock=time.perf_counter`` only where wall time is the point (threads)."""
     if reps < MIN_REPS:
         raise ValueError(f"reps={reps}: a figure needs at least {MIN_REPS} repetitions")
     names = list(cases)
@@ -65,7 +66,7 @@ def measure(cases: dict[str, Callable[[], object]], reps: int = MIN_REPS, warmup
     for r in range(reps):
         k = r % len(names)
         for name in names[k:] + names[:k]:
-            samples[name].append(cpu(cases[name]))
+            samples[name].append(cpu(cases[name], clock))
         loads.append(os.getloadavg()[0])
     load = (min(loads), max(loads))
     return {name: Figure(tuple(s), load) for name, s in samples.items()}
