@@ -31,6 +31,7 @@ MODULES = (
     "segview.core.detectors._fisher_kernels",
     "segview.core.detectors._autoparm_kernels",
     "segview.core.detectors._pmnf_kernels",
+    "segview.core.detectors._stats_kernels",
     "segview.core.detectors._pelt_r",
     "segview.core.detectors._pcg64",
     "scipy.ndimage",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Any
 
@@ -11,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import registry
 from .context import NULL_CONTEXT, RunContext
 from .errors import InputError
-from .model import Series, as_values, needs_one_dimension_message
+from .model import Series, as_values, check_finite, needs_one_dimension_message
 from .params import Params
 from .registry import DetectorSpec
 from .result import DetectionResult
@@ -20,7 +21,8 @@ from .result import DetectionResult
 def _values_of(series_or_values: Series | ArrayLike) -> tuple[NDArray[np.float64], Series | None, str]:
     if isinstance(series_or_values, Series):
         return series_or_values.values, series_or_values, series_or_values.id
-    return as_values(series_or_values), None, "series"
+    # finiteness is checked with the magnitude in check_length (one pass for both, issue 31)
+    return as_values(series_or_values, copy=False, allow_nonfinite=True), None, "series"
 
 
 # Detectors square and sum values (variances, segment costs, regressions): above ~1e154 squares
@@ -30,10 +32,15 @@ MAGNITUDE_LIMITS = (1e-150, 1e150)
 
 
 def check_magnitude(values: NDArray[np.float64], what: str) -> None:
-    """Raise InputError when the values' magnitude is outside :data:`MAGNITUDE_LIMITS`."""
+    """Raise InputError when the values' magnitude is outside :data:`MAGNITUDE_LIMITS`, or when
+    they hold NaN or infinity (the extremes show them: NaN propagates through min and max)."""
     if values.size == 0:
         return
-    top = float(np.max(np.abs(values)))
+    # max |v| from the two extremes: two passes and no n-long temporary (issue 31)
+    lo, hi = float(np.min(values)), float(np.max(values))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        check_finite(values, what)
+    top = max(-lo, hi)
     low, high = MAGNITUDE_LIMITS
     if top > high:
         raise InputError(what, f"values reach {top:.3g}: above {high:.0e} squares and sums overflow; "
@@ -48,6 +55,7 @@ def check_length(spec: DetectorSpec, values: NDArray[np.float64], params: Params
     the range detectors compute in (:func:`check_magnitude`)."""
     need = spec.required_length(params)
     if values.size < need:
+        check_finite(values, what)  # a NaN is named before the length, as ever
         raise InputError(what, f"{spec.name} needs at least {need} points with these parameters, "
                                f"got {values.size}")
     check_magnitude(values, what)

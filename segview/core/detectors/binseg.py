@@ -12,6 +12,7 @@ the same numbers as ruptures ``Binseg.predict()[:-1]``.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from typing import TYPE_CHECKING
@@ -118,36 +119,94 @@ def changepoint_binseg(y: NDArray[np.float64], penalty: float | str = "mbic",
     beta, mbic = _costs.resolve_penalty(penalty, n, "l2")
     beta *= penalty_scale
     S, Q = prefix_sums_r(y)
+    logs = _log_lengths(n) if mbic else None
 
-    def cost(a: int | NDArray[np.int64], b: int | NDArray[np.int64]) -> NDArray[np.float64]:
-        m = np.atleast_1d(np.asarray(b - a, dtype=np.float64))
-        s = np.atleast_1d(S[b] - S[a])
-        c = (np.atleast_1d(Q[b] - Q[a]) - (s * s) / m)
-        if mbic:  # the C library's log, as R calls it (numpy's vector log may differ in a bit)
-            c = c + np.array([math.log(v) for v in m])
-        return c
+    ks = np.arange(n + 1, dtype=np.float64)  # segment lengths as doubles, exact
+
+    def gains(a: int, b: int) -> tuple[slice, NDArray[np.float64]]:
+        """Gains of the candidates ``lo..hi`` of ``[a, b)`` (a slice of ``lam``), computed with
+        the same IEEE operations, in the same order, as the scalar loop of R's C code; the
+        candidates are consecutive, so every array below is a slice, in place where it can be."""
+        lo, hi = max(2, a + 1 + min_size), min(n - 3, b - min_size) + 1
+        if hi <= lo:
+            return slice(0, 0), np.empty(0)
+        rev = slice(b - lo, b - hi, -1)  # b - j for j = lo..hi-1 (b - hi >= min_size - 1 >= 0)
+        t1 = S[lo:hi] - S[a]
+        t1 *= t1
+        t1 /= ks[lo - a:hi - a]
+        c1 = Q[lo:hi] - Q[a]
+        c1 -= t1  # (Q[j] - Q[a]) - s1 * s1 / m1
+        t2 = S[b] - S[lo:hi]
+        t2 *= t2
+        t2 /= ks[rev]
+        c2 = Q[b] - Q[lo:hi]
+        c2 -= t2
+        sab = S[b] - S[a]
+        cab = (Q[b] - Q[a]) - (sab * sab) / ks[b - a]
+        if logs is not None:
+            c1 += logs[lo - a:hi - a]
+            c2 += logs[rev]
+            cab += logs[b - a]
+        c1 *= -0.5
+        c2 *= -0.5
+        c1 += c2
+        c1 -= -0.5 * float(cab)
+        return slice(lo, hi), c1
 
     rounds = n if max_bkps is None else int(max_bkps)
     tau = [0, n]
     found: list[tuple[int, float]] = []
     oldmax = math.inf
-    for _ in range(rounds):
+    # lam[j] is the gain of splitting the segment that holds j at j (0 where j is no candidate);
+    # a split changes only its own segment, so only the two new parts are computed again
+    lam = np.zeros(n)
+    js, g = gains(0, n)
+    lam[js] = g
+    for done in range(rounds):
         ctx.check()
-        lam = np.zeros(n)
-        for a, b in zip(tau[:-1], tau[1:]):
-            js = np.arange(max(2, a + 1 + min_size), min(n - 3, b - min_size) + 1)
-            if js.size:
-                lam[js] = (-0.5 * cost(a, js) + -0.5 * cost(js, b)) - (-0.5 * float(cost(a, b)[0]))
         j = int(np.argmax(lam))
         oldmax = min(oldmax, float(lam[j]))
         found.append((j, 2.0 * oldmax))
-        tau = sorted([*tau, j])
+        if j == 0:  # no gain is positive: R "splits" at 0, which changes nothing, every round left
+            found.extend([found[-1]] * (rounds - done - 1))
+            break
+        i = bisect.bisect_right(tau, j)
+        a, b = tau[i - 1], tau[i]
+        tau.insert(i, j)
+        lam[a + 1:b] = 0.0
+        for lo, hi in ((a, j), (j, b)):
+            js, g = gains(lo, hi)
+            lam[js] = g
     kept: list[tuple[int, float]] = []
     for q, gain in found:
         if not gain >= beta:
             break
         kept.append((q, gain))
     return sorted(q for q, _ in kept), kept, beta
+
+
+def _log_lengths(n: int) -> NDArray[np.float64]:
+    """``log(k)`` for ``k = 0..n`` (``-inf`` at 0, never read), the values R's C ``log`` gives.
+
+    numpy's ``log`` calls the C library's ``log`` element by element unless this CPU has a SIMD
+    implementation (AVX-512), which may differ in the last bit; a probe over ``1..65536`` (where
+    such an implementation differs on many arguments) chooses numpy's, else the C ``log`` one by
+    one through :func:`math.log`.
+    """
+    global _NUMPY_LOG_IS_LIBM
+    if _NUMPY_LOG_IS_LIBM is None:
+        probe = np.arange(1, 65537, dtype=np.float64)
+        _NUMPY_LOG_IS_LIBM = bool(np.array_equal(np.log(probe),
+                                                 np.fromiter(map(math.log, probe.tolist()),
+                                                             np.float64, probe.size)))
+    k = np.arange(n + 1, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        if _NUMPY_LOG_IS_LIBM:
+            return np.log(k)
+        return np.fromiter(map(math.log, k.tolist()), np.float64, k.size)  # log(0.0) raises
+
+
+_NUMPY_LOG_IS_LIBM: bool | None = None
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:

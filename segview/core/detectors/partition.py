@@ -51,8 +51,10 @@ from ._scale import SCALE_MODES, scale_values
 
 if TYPE_CHECKING:
     from . import _partition_kernels as _pk
+    from . import _stats_kernels as _sk
 else:
     _pk = lazy_module("._partition_kernels", __package__)
+    _sk = lazy_module("._stats_kernels", __package__)
 
 log = logging.getLogger(__name__)
 #: Candidate evaluations per kernel call between two cancellation checks.
@@ -266,8 +268,12 @@ def _run_pelt_l2(y: NDArray[np.float64], F: NDArray[np.float64], last: NDArray[n
 
 def fpop_costs(y: NDArray[np.float64], F: NDArray[np.float64], beta: float) -> NDArray[np.float64]:
     """``F(1..n)`` converted to R ``fpop``'s convention (spec §7.1)."""
-    y = np.asarray(y, dtype=np.float64)
-    return F[1:] + 2.0 * beta - np.cumsum(y * y)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    out = np.empty(y.size)
+    # one compiled pass, bit for bit ``F[1:] + 2.0 * beta - np.cumsum(y * y)`` (issue 31: numpy's
+    # cumsum and temporaries made most of detect's work beyond the FPOP kernel)
+    _sk.fpop_costs_into(y, np.ascontiguousarray(F, dtype=np.float64), 2.0 * beta, out)
+    return out
 
 
 def _segments(cps: NDArray[np.int64], n: int) -> list[tuple[int, int]]:
@@ -278,7 +284,7 @@ def _segments(cps: NDArray[np.int64], n: int) -> list[tuple[int, int]]:
 def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
             notes: tuple[str, ...] = ()) -> DetectionResult:
     n = y.size
-    std = part.F[1:].copy()
+    std = part.F[1:]  # views: ``part`` is this run's own and is not used after (no n-long copies)
     optimal = fpop_costs(y, part.F, part.beta) if params["cost"] == "l2" else std
     stats = {
         "search": part.search,
@@ -288,7 +294,7 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
         "penalty": part.beta,
         "min_size": auto_min_size(params["cost"], params["min_size"]),
         "segments": _segments(part.change_points, n),
-        "last": part.last[1:].copy(),
+        "last": part.last[1:],
         "threads": part.threads,
     }
     notes = (*notes, *part.notes)
