@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 # when issue 29's kernels work is merged: import njit from ._jit like the other kernel modules
-from numba import njit
+from ._jit import njit
 from numpy.typing import NDArray
 
 
