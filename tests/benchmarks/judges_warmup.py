@@ -43,14 +43,14 @@ CONFIGS = (
 REFERENCES = (("KB-KSSD (reference)", "kbkssd_reference"), ("CP-SSD (published)", "cpssd_published"))
 
 
-def run_barrett(series: list) -> dict[str, dict[str, tuple[int, str]]]:
+def run_barrett(series: list, configs: tuple = CONFIGS) -> dict[str, dict[str, tuple[int, str]]]:
     """``{config name: {series id: (steady index or -1, class)}}``: the registered detector
     (``segview.detect(series, "barrett", ...)``), its ``steady_start`` and its class."""
     import segview
 
-    out: dict[str, dict[str, tuple[int, str]]] = {name: {} for name, _ in CONFIGS}
+    out: dict[str, dict[str, tuple[int, str]]] = {name: {} for name, _ in configs}
     for k, s in enumerate(series, start=1):
-        for name, params in CONFIGS:
+        for name, params in configs:
             res = segview.detect(s, "barrett", **params)
             onset = res.steady_start
             out[name][s.id] = (-1 if onset is None else int(onset),
@@ -60,7 +60,8 @@ def run_barrett(series: list) -> dict[str, dict[str, tuple[int, str]]]:
     return out
 
 
-def evaluate(jmh: Path, onsets: dict[str, dict[str, int]], ids: list[str]) -> dict:
+def evaluate(jmh: Path, onsets: dict[str, dict[str, int]], ids: list[str],
+             configs: tuple = CONFIGS) -> dict:
     from segview.core.evaluation.evaluate import evaluate_onsets
     from segview.core.evaluation.tables import read_predictions, read_truth
 
@@ -78,7 +79,7 @@ def evaluate(jmh: Path, onsets: dict[str, dict[str, int]], ids: list[str]) -> di
     out = {"own": evaluate_onsets(truth, pred.onsets, list(onsets), mode="own").to_json_dict(),
            "paper": evaluate_onsets(truth, pred.onsets, refs, mode="joint").to_json_dict(),
            "joint": {}}
-    for name, _ in CONFIGS:  # paired with the paper's two methods: truth and all three steady
+    for name, _ in configs:  # paired with the paper's two methods: truth and all three steady
         out["joint"][name] = evaluate_onsets(truth, pred.onsets, refs + [name],
                                              mode="joint").to_json_dict()
     return out
