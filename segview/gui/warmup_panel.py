@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxL
                                QVBoxLayout, QWidget)
 
 from ..core.warmup import (BAD_INCONSISTENT, CLASSES, CONSISTENT, FLAT, GOOD_INCONSISTENT,
-                           NO_STEADY_STATE, SLOWDOWN, WARMUP, BenchmarkWarmup, Spread)
+                           NO_STEADY_STATE, SLOWDOWN, WARMUP, BenchmarkWarmup, Spread,
+                           seconds_per_unit)
 
 #: the rules offered, in the combo box's order: (method, label)
 RULES = (("barrett", "Barrett et al. (warmup_stats)"), ("kbkssd", "KB-KSSD"),
@@ -39,23 +40,43 @@ VERDICT_COLORS = {CONSISTENT: "#222222", GOOD_INCONSISTENT: "#7a6a00",
 FIELDS = ("class", "counts", "steady_iteration", "time_to_steady", "steady_performance", "ci")
 
 
+_PREFIXES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def display_unit(reference: float | None, unit: str) -> tuple[float, str]:
+    """``(factor, unit)`` that shows times near ``reference`` (in ``unit``) with a readable
+    prefix: 7.4e-05 s as 74 µs. Units that are not times stay as they are."""
+    sec = seconds_per_unit(unit)
+    if sec is None or reference is None or not math.isfinite(reference) or reference == 0:
+        return 1.0, unit
+    _, _, per = unit.partition("/")
+    seconds = abs(reference) * sec
+    for size, name in _PREFIXES:
+        if seconds >= size * 0.9995:  # 0.99999 s is "1 s", not "1000 ms"
+            break
+    return sec / size, name + (f"/{per}" if per else "")
+
+
 def number(v: float | None, unit: str = "") -> str:
-    """Four significant digits (and the unit), "–" for none."""
+    """Four significant digits (and the unit, with a readable prefix for times), "–" for none."""
     if v is None or not math.isfinite(v):
         return "–"
-    return f"{v:.4g}{' ' + unit if unit else ''}"
+    factor, shown = display_unit(v, unit)
+    return f"{v * factor:.4g}{' ' + shown if shown else ''}"
 
 
 def spread_text(s: Spread | None, unit: str = "", integer: bool = False) -> str:
-    """``median (IQR lo – hi)``; iterations as whole numbers when they are."""
+    """``median (IQR lo – hi)`` (the unit's prefix chosen by the median); iterations as whole
+    numbers when they are."""
     if s is None or not s.values:
         return "–"
+    factor, shown = display_unit(s.median, unit)
 
     def f(v: float) -> str:
-        return f"{v:.1f}".rstrip("0").rstrip(".") if integer else number(v)
+        return f"{v:.1f}".rstrip("0").rstrip(".") if integer else f"{v * factor:.4g}"
 
     lo, hi = s.percentile(25), s.percentile(75)
-    return f"{f(s.median)} (IQR {f(lo)} – {f(hi)}){' ' + unit if unit else ''}"
+    return f"{f(s.median)} (IQR {f(lo)} – {f(hi)}){' ' + shown if shown else ''}"
 
 
 def class_html(cls: str | None) -> str:
@@ -203,8 +224,10 @@ class WarmupPanel(QWidget):
             color = VERDICT_COLORS[result.consistency]
             verdict = f"<b style='color:{color}'>{result.consistency}</b>"
         self.fields["class"].setText(verdict)
-        self.fields["counts"].setText(" · ".join(f"{class_html(c)} {result.counts.get(c, 0)}"
-                                                 for c in CLASSES))
+        cells = [f"<td style='white-space:nowrap; padding-right:8px'>{class_html(c)} "
+                 f"{result.counts.get(c, 0)}</td>" for c in CLASSES]
+        self.fields["counts"].setText(f"<table cellspacing=0 cellpadding=0><tr>{''.join(cells[:2])}"
+                                      f"</tr><tr>{''.join(cells[2:])}</tr></table>")
         reason = result.steady_reason
         none = f"<i>– ({reason})</i>" if reason else "–"
         self.fields["steady_iteration"].setText(
@@ -215,9 +238,13 @@ class WarmupPanel(QWidget):
         self.fields["steady_performance"].setText(spread_text(result.steady_means, unit)
                                                   if result.steady_means else none)
         ci = result.steady_ci
-        self.fields["ci"].setText("–" if ci is None else
-                                  f"{number(ci.estimate)} [{number(ci.low)}, {number(ci.high)}]"
-                                  f"{' ' + unit if unit else ''} ({100 * ci.confidence:g} %)")
+        if ci is None:
+            self.fields["ci"].setText("–")
+        else:
+            factor, shown = display_unit(ci.estimate, unit)
+            self.fields["ci"].setText(
+                f"{ci.estimate * factor:.4g} [{ci.low * factor:.4g}, {ci.high * factor:.4g}]"
+                f"{' ' + shown if shown else ''} ({100 * ci.confidence:g} %)")
         self._fill_table(result)
         self.warnings.setText("\n".join(result.warnings))
         self.open_button.setEnabled(len(result.executions) > 1)
@@ -231,7 +258,7 @@ class WarmupPanel(QWidget):
             cls = e.classification
             cells = (str(e.index), CLASS_LABELS.get(cls, cls) if cls else f"– {e.error or ''}",
                      "–" if e.steady_iteration is None else str(e.steady_iteration),
-                     number(e.steady_mean))
+                     number(e.steady_mean, result.unit or ""))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, e.series_id)
