@@ -15,8 +15,10 @@ import threading
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from segview.core.warmup import analyse_benchmark
+from segview.gui.jobs import WarmupJob
 from segview.gui.warmup_panel import CLASS_COLORS
 
 from . import fakes
@@ -124,7 +126,11 @@ def test_stale_analysis_is_dropped_when_the_selection_changes(qtbot, make_window
         panel.set_method("kbkssd")
         assert win.warmup_panel.status.text().startswith("Analysing 4 executions")
         win.dataset_panel.select_benchmark("warmed")
-    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=60000)
+    # every warm-up job ended, the superseded one included, and its signals delivered
+    qtbot.waitUntil(lambda: not win.runner.is_busy() and all(
+        j.done.is_set() for j in win.runner._retired if isinstance(j, WarmupJob)),
+        timeout=120000)
+    QApplication.processEvents()
     assert seen == [("warmed", "kbkssd")]
     assert ("mixed", "kbkssd") not in win.warmup_results
     warmed = win.dataset_panel.model.benchmark_named("warmed")
