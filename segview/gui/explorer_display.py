@@ -14,6 +14,7 @@ from ..core.limits import cost_warning
 from ..core.model import Series
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
+from ..core.warmup import BenchmarkWarmup
 from .dataset_panel import NONE_SORT
 from .jobs import Lane, Request
 from .listitems import select_quietly
@@ -137,7 +138,7 @@ class ExplorerDisplay:
         self.bench_view.set_classes(None)
         self.runner.request_warmup(key, b, method)
 
-    def _show_warmup_result(self, result) -> None:  # noqa: ANN001 (BenchmarkWarmup)
+    def _show_warmup_result(self, result: BenchmarkWarmup) -> None:
         self.warmup_panel.set_result(result)
         b = self.current_benchmark
         if b is not None and b.name == result.name:
@@ -146,7 +147,7 @@ class ExplorerDisplay:
                                         self.warmup_panel.rule.currentText())
 
     @Slot(object, object)
-    def _on_runner_warmup_ready(self, key: tuple[str, str], result) -> None:  # noqa: ANN001
+    def _on_runner_warmup_ready(self, key: tuple[str, str], result: BenchmarkWarmup) -> None:
         self.warmup_results[key] = result
         while len(self.warmup_results) > 64:  # the oldest analyses go first
             self.warmup_results.pop(next(iter(self.warmup_results)))

@@ -350,6 +350,10 @@ class JobRunner(QObject):
         self._batch: BatchJob | None = None
         self._warmup: WarmupJob | None = None
         self._warmup_gen = 0
+        # warm-up analyses wait for their worker in a thread of their own, so a long one never
+        # holds a thread the detectors' overlays need
+        self.warmup_pool = QThreadPool(self)
+        self.warmup_pool.setMaxThreadCount(1)
         self.cache = PrepareCache(cache_size)
         self.closed = False
         LIVE_RUNNERS.add(self)
@@ -414,7 +418,7 @@ class JobRunner(QObject):
         job.signals.failed.connect(self._on_warmup_failed)
         job.signals.cancelled.connect(self._on_warmup_cancelled)
         self._warmup = job
-        self.pool.start(job)
+        self.warmup_pool.start(job)
         return self._warmup_gen
 
     def cancel_warmup(self) -> None:
@@ -423,7 +427,7 @@ class JobRunner(QObject):
         job, self._warmup = self._warmup, None
         if job is not None:
             job.ctx.cancel()
-            if not self.pool.tryTake(job):
+            if not self.warmup_pool.tryTake(job):
                 self._retired.append(job)
 
     @Slot(object, int, object)
@@ -470,7 +474,7 @@ class JobRunner(QObject):
         """Cancel everything and wait for the pool; True when no thread is left running."""
         self.closed = True
         self.cancel_all()
-        ok = self.pool.waitForDone(timeout_ms)
+        ok = self.pool.waitForDone(timeout_ms) and self.warmup_pool.waitForDone(timeout_ms)
         self._retired.clear()
         return bool(ok)
 

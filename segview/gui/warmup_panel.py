@@ -15,7 +15,6 @@ benchmark or rule than the one asked for last is ignored here as well.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -23,22 +22,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxL
                                QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from ..core.warmup import (BAD_INCONSISTENT, CLASSES, CONSISTENT, FLAT, GOOD_INCONSISTENT,
-                           NO_STEADY_STATE, SLOWDOWN, WARMUP, BenchmarkWarmup, Spread,
-                           seconds_per_unit)
+from ..core.warmup import (BAD_INCONSISTENT, CLASSES, CONSISTENT, GOOD_INCONSISTENT,
+                           BenchmarkWarmup, Spread, seconds_per_unit)
+from .plots.classes import CLASS_COLORS, CLASS_LABELS, class_html
 
 #: the rules offered, in the combo box's order: (method, label)
 RULES = (("barrett", "Barrett et al. (warmup_stats)"), ("kbkssd", "KB-KSSD"),
          ("cpssd", "CP-SSD"))
-#: one colour per execution class (Okabe-Ito: colour-blind safe), also the benchmark view's
-CLASS_COLORS = {FLAT: "#0072B2", WARMUP: "#009E73", SLOWDOWN: "#D55E00",
-                NO_STEADY_STATE: "#CC79A7"}
-CLASS_LABELS = {FLAT: "flat", WARMUP: "warm-up", SLOWDOWN: "slowdown",
-                NO_STEADY_STATE: "no steady state"}
 VERDICT_COLORS = {CONSISTENT: "#222222", GOOD_INCONSISTENT: "#7a6a00",
                   BAD_INCONSISTENT: "#B22222"}
 FIELDS = ("class", "counts", "steady_iteration", "time_to_steady", "steady_performance", "ci")
-
+__all__ = ["CLASS_COLORS", "CLASS_LABELS", "FIELDS", "RULES", "WarmupPanel", "class_html",
+           "display_unit", "number", "spread_text"]
 
 _PREFIXES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
@@ -77,17 +72,6 @@ def spread_text(s: Spread | None, unit: str = "", integer: bool = False) -> str:
 
     lo, hi = s.percentile(25), s.percentile(75)
     return f"{f(s.median)} (IQR {f(lo)} – {f(hi)}){' ' + shown if shown else ''}"
-
-
-def class_html(cls: str | None) -> str:
-    if cls is None:
-        return "<i>not analysed</i>"
-    color = CLASS_COLORS.get(cls, VERDICT_COLORS.get(cls, "#222222"))
-    return f"<span style='color:{color}'>&#9632; {CLASS_LABELS.get(cls, cls)}</span>"
-
-
-def legend_html(classes: Sequence[str] = CLASSES) -> str:
-    return " ".join(class_html(c) for c in classes)
 
 
 class WarmupPanel(QWidget):

@@ -40,7 +40,8 @@ CONFIGS = (
     ("barrett (delta 1 %)", {"unit": "s", "delta": 1.0, "delta_mode": "percent"}),
     ("barrett (delta 5 %)", {"unit": "s", "delta": 5.0, "delta_mode": "percent"}),
 )
-REFERENCES = (("KB-KSSD (reference)", "kbkssd_reference"), ("CP-SSD (published)", "cpssd_published"))
+REFERENCES = (("KB-KSSD (reference)", "kbkssd_reference"),
+              ("CP-SSD (published)", "cpssd_published"))
 
 
 def run_barrett(series: list, configs: tuple = CONFIGS) -> dict[str, dict[str, tuple[int, str]]]:
@@ -116,7 +117,8 @@ def markdown(res: dict, cls: dict[str, dict[str, str]], steady: dict[str, bool],
               f"{p[REFERENCES[0][0]]['total_abs_error']}, CP-SSD "
               f"{p[REFERENCES[1][0]]['total_abs_error']}.", "",
               "barrett's classes against the judges (steady / never steady):", "",
-              "| barrett row | flat | warmup | slowdown | no steady state |", "|---|---|---|---|---|"]
+              "| barrett row | flat | warmup | slowdown | no steady state |",
+              "|---|---|---|---|---|"]
     for name, _ in CONFIGS:
         cells = []
         for c in ("flat", "warmup", "slowdown", "no steady state"):

@@ -13,7 +13,6 @@ import re
 import threading
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -145,7 +144,7 @@ def test_stale_analysis_is_dropped_when_the_selection_changes(qtbot, make_window
 
 def test_analysis_never_runs_on_the_gui_thread(qtbot, make_window, tmp_path, monkeypatch):
     """In-process mode (no worker processes): the analysis runs in a pool thread."""
-    import segview.gui.jobs as jobs
+    from segview.gui import jobs
 
     monkeypatch.setenv("SEGVIEW_IN_PROCESS", "1")
     threads: list[threading.Thread] = []

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QScrollArea, QVBo
 
 from ...core.benchmark import Benchmark, execution_index, warmup_count
 from ...core.model import Series
+from .classes import CLASS_COLORS, CLASS_LABELS, class_html
 from .lanes import MethodLanes
 from .navigation import XZoomViewBox
 from .series_plot import AXIS_WIDTH, SERIES_PEN
@@ -259,7 +260,6 @@ class BenchmarkView(QWidget):
                      "Methods list to show another)" if focus else "")
         classes = ""
         if self._classes:
-            from ..warmup_panel import CLASS_LABELS, class_html
             shown = [c for c in CLASS_LABELS if c in self._classes.values()]
             classes = (f"<br>classes ({self._class_rule}): "
                        + " ".join(class_html(c) for c in shown)
@@ -317,8 +317,6 @@ class BenchmarkView(QWidget):
         """Colour each execution by its warm-up class (``{series id: class}``, from the Warm-up
         panel's analysis; None: no colours): its plot's background and its label; a legend
         joins the title."""
-        from ..warmup_panel import CLASS_COLORS
-
         self._classes = dict(classes or {})
         self._class_rule = rule
         for row in self.rows[:self._used()]:
