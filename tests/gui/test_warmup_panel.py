@@ -13,6 +13,7 @@ import re
 import threading
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -159,3 +160,34 @@ def test_analysis_never_runs_on_the_gui_thread(qtbot, make_window, tmp_path, mon
     assert win.runner.processes is None
     _open(qtbot, win, _csv(tmp_path))
     assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+@pytest.mark.parametrize("fixture", ["hotspot_nbody.csv", "pypy_nbody.csv"])
+def test_panel_agrees_with_the_json_on_the_real_fixtures(qtbot, make_window, fixture):
+    """The real JVM and PyPy process executions (warmup_stats' CSV): the panel shows what the
+    core's JSON document says, execution by execution."""
+    from pathlib import Path
+
+    from segview.core.warmup import to_json
+
+    path = Path(__file__).resolve().parents[1] / "data" / "harness" / "warmup_stats" / fixture
+    win = make_window(fakes.FAKE_CP)
+    with qtbot.waitSignal(win.warmup_panel.result_shown, timeout=120000):
+        assert win.open_paths([str(path)])
+    panel = win.warmup_panel
+    b = win.dataset_panel.model.benchmark_named(panel.benchmark_name)
+    doc = to_json([analyse_benchmark(b, "barrett")])["benchmarks"][0]
+    assert panel.result.to_dict() == doc
+    table = [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())]
+    assert table == [{"warmup": "warm-up"}.get(e["classification"], e["classification"])
+                     for e in doc["executions"]]
+    counts = _text(panel.fields["counts"])
+    for cls, label in (("flat", "flat"), ("warmup", "warm-up"), ("slowdown", "slowdown"),
+                       ("no steady state", "no steady state")):
+        assert f"■ {label} {doc['counts'][cls]}" in counts
+    verdict = _text(panel.fields["class"])
+    if doc["consistency"] == "consistent":
+        label = {"warmup": "warm-up"}.get(doc["classification"], doc["classification"])
+        assert verdict == f"■ {label} (consistent)"
+    else:
+        assert verdict == doc["consistency"]
