@@ -120,10 +120,12 @@ class ExplorerDisplay:
         """The Warm-up panel on benchmark ``b`` with the chosen rule: a cached analysis at once,
         otherwise one is asked of the job runner (a worker process; never this thread). An
         analysis under way for another benchmark or rule is dropped."""
-        if b is None:
+        dock = getattr(self, "docks", {}).get("Warm-up")
+        if b is None or (dock is not None and dock.isHidden()):  # closed panel: no analysis
             self.runner.cancel_warmup()
             self._warmup_key = None
             self.warmup_panel.clear()
+            self.bench_view.set_classes(None)
             return
         method = self.warmup_panel.method()
         key = (b.name, method)
@@ -168,6 +170,12 @@ class ExplorerDisplay:
         if self.current is not None:
             return self.dataset_panel.model.benchmark_of(self.current.id)
         return None
+
+    @Slot(bool)
+    def _on_warmup_dock_visibility(self, visible: bool) -> None:
+        """The panel was opened again: analyse what is shown (nothing ran while it was closed)."""
+        if visible and self._warmup_key is None:
+            self.show_warmup(self._warmup_benchmark())
 
     @Slot(str)
     def _on_warmup_rule_changed(self, _method: str) -> None:

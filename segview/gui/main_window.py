@@ -217,7 +217,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.warmup_panel.rule_changed.connect(self._on_warmup_rule_changed)
         self.warmup_panel.open_benchmark.connect(self._on_warmup_open_benchmark)
         self.warmup_panel.open_execution.connect(self._on_bench_view_execution_activated)
-        self._add_dock("Warm-up", self.warmup_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._add_dock("Warm-up", self.warmup_panel, Qt.DockWidgetArea.LeftDockWidgetArea
+                       ).visibilityChanged.connect(self._on_warmup_dock_visibility)
         self.method_list = QListWidget(self)
         self.method_list.setToolTip("Tick a method to show its lane; select it to focus it (its "
                                     "lines on the series, its tracks); double click: its "

@@ -191,3 +191,23 @@ def test_panel_agrees_with_the_json_on_the_real_fixtures(qtbot, make_window, fix
         assert verdict == f"■ {label} (consistent)"
     else:
         assert verdict == doc["consistency"]
+
+
+def test_closed_panel_runs_no_analysis_until_opened_again(qtbot, make_window, tmp_path):
+    win = make_window(fakes.FAKE_CP)
+    _open(qtbot, win, _csv(tmp_path))
+    dock = win.docks["Warm-up"]
+    dock.close()
+    calls: list[tuple] = []
+    real = win.runner.request_warmup
+    win.runner.request_warmup = lambda *a, **k: (calls.append(a[0]), real(*a, **k))[1]
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        win.dataset_panel.select_benchmark("warmed")
+    assert calls == [] and win.warmup_panel.result is None
+    assert win.bench_view.execution_class(win.current_benchmark.executions[0].id) is None
+    with qtbot.waitSignal(win.warmup_panel.result_shown, timeout=120000,
+                          check_params_cb=lambda n: n == "warmed"):
+        dock.show()
+    assert calls == [("warmed", "barrett")]
+    first = win.current_benchmark.executions[0].id
+    assert win.bench_view.execution_class(first) == "warmup"
