@@ -1,4 +1,6 @@
-"""Open the explorer on a demo benchmark for the benchmark-view screenshot (docs/benchmark-view.png).
+"""Open the explorer on a synthetic demo benchmark (docs/benchmark-view-1280x720.png and -overlay.png;
+docs/benchmark-view.png and docs/warmup-panel.png are the real JVM warmup_stats fixture,
+``segview gui tests/data/harness/warmup_stats/hotspot_nbody.csv``, benchmark row clicked).
 
     PYTHONPATH=. python docs/benchmark_view_demo.py [--executions 8] [--iterations 600]
 

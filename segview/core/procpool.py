@@ -246,6 +246,23 @@ def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | Non
     return Outcome("ok", result, state)
 
 
+def _call_in_worker(slot: int, func: Callable[..., Any], args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> Outcome:
+    """Run a module-level function of segview's core (not a detector) in a worker: the same
+    outcomes as a detector run (a bug's traceback goes back to the caller)."""
+    _SHARED["slot"] = slot
+    try:
+        return Outcome("ok", func(*args, **kwargs))
+    except Cancelled:
+        return Outcome("cancelled")
+    except RecoverableError as err:
+        return Outcome("recoverable", text=str(err))
+    except Exception:
+        return Outcome("bug", text=traceback.format_exc())
+    finally:
+        _SHARED["slot"] = None
+
+
 def _ping() -> int:
     return os.getpid()
 
@@ -421,6 +438,32 @@ class ProcessRunner:
                     self._discard_executor()
                     fut = self._ensure_executor().submit(_run_in_worker, *args)
             except BaseException:  # the slot goes back, whichever attempt failed
+                self._free.append(slot)
+                raise
+        self.calls_started += 1
+        fut.add_done_callback(lambda _f, s=slot: self._release(s))
+        return RemoteCall(self, slot, fut)
+
+    def submit_call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> RemoteCall:
+        """Run ``func(*args, **kwargs)`` in a worker (an analysis that is not a detector run,
+        e.g. a benchmark's warm-up analysis). ``func`` must be importable by name (a module-level
+        function) and its arguments and result picklable; wait for it like a detector call
+        (:meth:`RemoteCall.wait`, then :func:`unpack`)."""
+        with self._lock:
+            while not self._free:
+                self._slots_free.wait()
+            slot = self._free.pop()
+            self._flags[slot] = 0
+            self._fractions[slot] = 0.0
+            self._messages[slot * MESSAGE_BYTES] = b"\0"
+            args_ = (slot, func, args, kwargs)
+            try:
+                try:
+                    fut = self._ensure_executor().submit(_call_in_worker, *args_)
+                except BrokenProcessPool:
+                    self._discard_executor()
+                    fut = self._ensure_executor().submit(_call_in_worker, *args_)
+            except BaseException:
                 self._free.append(slot)
                 raise
         self.calls_started += 1

@@ -14,6 +14,7 @@ from ..core.limits import cost_warning
 from ..core.model import Series
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
+from ..core.warmup import BenchmarkWarmup
 from .dataset_panel import NONE_SORT
 from .jobs import Lane, Request
 from .listitems import select_quietly
@@ -35,6 +36,9 @@ class ExplorerDisplay:
         self.runner.cancel_all()
         self.runner.cache.clear()
         self.results.clear()
+        self.warmup_results.clear()
+        self._warmup_key = None
+        self.warmup_panel.clear()
         self.series = list(series)
         self._by_id = {s.id: s for s in self.series}
         self.labels = dict(labels or {})
@@ -77,6 +81,7 @@ class ExplorerDisplay:
                            key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
             self._compute(spec, immediate=True)
         self._refresh_method_items()
+        self.show_warmup(self.dataset_panel.model.benchmark_of(series_id))
         self.plot_widget.scene().prepareForPaint()  # one paint, not two (see _draw)
         self.series_shown.emit(series_id)
 
@@ -107,7 +112,82 @@ class ExplorerDisplay:
                            key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
             self._compute_benchmark(spec)
         self._refresh_method_items()
+        self.show_warmup(b)
         self.benchmark_shown.emit(b.name)
+
+    # ------------------------------------------------------------------ warm-up analysis
+    def show_warmup(self, b: Benchmark | None) -> None:
+        """The Warm-up panel on benchmark ``b`` with the chosen rule: a cached analysis at once,
+        otherwise one is asked of the job runner (a worker process; never this thread). An
+        analysis under way for another benchmark or rule is dropped."""
+        dock = getattr(self, "docks", {}).get("Warm-up")
+        if b is None or (dock is not None and dock.isHidden()):  # closed panel: no analysis
+            self.runner.cancel_warmup()
+            self._warmup_key = None
+            self.warmup_panel.clear()
+            self.bench_view.set_classes(None)
+            return
+        method = self.warmup_panel.method()
+        key = (b.name, method)
+        cached = self.warmup_results.get(key)
+        if key == self._warmup_key and cached is None and self.warmup_panel.result is None:
+            return  # already under way (another execution of the same benchmark)
+        self._warmup_key = key
+        self.warmup_panel.set_pending(b.name, len(b))
+        if cached is not None:
+            self._show_warmup_result(cached)
+            return
+        self.bench_view.set_classes(None)
+        self.runner.request_warmup(key, b, method)
+
+    def _show_warmup_result(self, result: BenchmarkWarmup) -> None:
+        self.warmup_panel.set_result(result)
+        b = self.current_benchmark
+        if b is not None and b.name == result.name:
+            self.bench_view.set_classes({e.series_id: e.classification
+                                         for e in result.executions},
+                                        self.warmup_panel.rule.currentText())
+
+    @Slot(object, object)
+    def _on_runner_warmup_ready(self, key: tuple[str, str], result: BenchmarkWarmup) -> None:
+        self.warmup_results[key] = result
+        while len(self.warmup_results) > 64:  # the oldest analyses go first
+            self.warmup_results.pop(next(iter(self.warmup_results)))
+        if key == self._warmup_key:
+            self._show_warmup_result(result)
+
+    @Slot(object, str)
+    def _on_runner_warmup_failed(self, key: tuple[str, str], text: str) -> None:
+        first = text.strip().splitlines()[-1] if text.strip() else "failed"
+        self.post(f"Warm-up analysis of {key[0]} ({key[1]}): {first}", tooltip=text)
+        if key == self._warmup_key:
+            self.warmup_panel.set_failed(key[0], text)
+
+    def _warmup_benchmark(self) -> Benchmark | None:
+        """The benchmark the panel is about: the one shown, or the shown execution's."""
+        if self.current_benchmark is not None:
+            return self.current_benchmark
+        if self.current is not None:
+            return self.dataset_panel.model.benchmark_of(self.current.id)
+        return None
+
+    @Slot(bool)
+    def _on_warmup_dock_visibility(self, visible: bool) -> None:
+        """The panel was opened again: analyse what is shown (nothing ran while it was closed)."""
+        if visible and self._warmup_key is None:
+            self.show_warmup(self._warmup_benchmark())
+
+    @Slot(str)
+    def _on_warmup_rule_changed(self, _method: str) -> None:
+        self._warmup_key = None
+        self.show_warmup(self._warmup_benchmark())
+
+    @Slot(str)
+    def _on_warmup_open_benchmark(self, name: str) -> None:
+        if not self.dataset_panel.select_benchmark(name):
+            b = self.dataset_panel.model.benchmark_named(name)
+            if b is not None and len(b) == 1:
+                self.dataset_panel.select(b.executions[0].id)
 
     def _compute_benchmark(self, spec: DetectorSpec) -> None:
         """Request ``spec`` on every execution of the benchmark shown (cached ones drawn now)."""

@@ -264,6 +264,57 @@ class BatchJob(QRunnable):
         return s, spec, params, out
 
 
+class WarmupSignals(QObject):
+    finished = Signal(object, int, object)  # key, gen, BenchmarkWarmup
+    failed = Signal(object, int, str)  # key, gen, message
+    cancelled = Signal(object, int)
+
+
+def analyse_benchmark_job(benchmark: object, method: str, params: dict) -> object:
+    """What a :class:`WarmupJob` runs (in a worker process, or in its thread): the core's
+    :func:`~segview.core.warmup.analyse_benchmark`, nothing else."""
+    from ..core.warmup import analyse_benchmark
+
+    return analyse_benchmark(benchmark, method, **params)  # type: ignore[arg-type]
+
+
+class WarmupJob(QRunnable):
+    """A benchmark's warm-up analysis (issue 27): emits exactly one of finished / failed /
+    cancelled. Runs in a worker process when there is one; a cancelled job's answer is dropped
+    (the worker finishes the analysis it started: one benchmark, seconds at most)."""
+
+    def __init__(self, key: Hashable, gen: int, benchmark: object, method: str, params: dict,
+                 ctx: RunContext, remote: ProcessRunner | None = None) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.key, self.gen, self.benchmark, self.method = key, gen, benchmark, method
+        self.params, self.ctx, self.remote = dict(params), ctx, remote
+        self.signals = WarmupSignals()
+        self.done = threading.Event()
+
+    def run(self) -> None:  # worker thread
+        try:
+            self.ctx.check()
+            if self.remote is None:
+                result = analyse_benchmark_job(self.benchmark, self.method, self.params)
+            else:
+                call = self.remote.submit_call(analyse_benchmark_job, self.benchmark, self.method,
+                                               self.params)
+                result = unpack(call.wait(lambda: self.ctx.cancelled))[0]
+        except Cancelled:
+            self.signals.cancelled.emit(self.key, self.gen)
+        except RecoverableError as err:
+            self.signals.failed.emit(self.key, self.gen, str(err))
+        except DetectorBug as err:
+            self.signals.failed.emit(self.key, self.gen, str(err))
+        except Exception:
+            self.signals.failed.emit(self.key, self.gen, traceback.format_exc())
+        else:
+            self.signals.finished.emit(self.key, self.gen, result)
+        finally:
+            self.done.set()
+
+
 class JobRunner(QObject):
     """Schedules detector runs per lane on its own thread pool (see the module docstring)."""
 
@@ -276,6 +327,8 @@ class JobRunner(QObject):
     batch_failed = Signal(str, str, str)
     batch_progress = Signal(float, str)
     batch_finished = Signal(bool)
+    warmup_ready = Signal(object, object)  # key, BenchmarkWarmup (the newest request's only)
+    warmup_failed = Signal(object, str)  # key, message
 
     def __init__(self, parent: QObject | None = None, debounce_ms: int = 80,
                  max_threads: int | None = None, cache_size: int = 64,
@@ -295,6 +348,12 @@ class JobRunner(QObject):
         self._running: dict[Lane, DetectJob] = {}
         self._retired: list[QRunnable] = []
         self._batch: BatchJob | None = None
+        self._warmup: WarmupJob | None = None
+        self._warmup_gen = 0
+        # warm-up analyses wait for their worker in a thread of their own, so a long one never
+        # holds a thread the detectors' overlays need
+        self.warmup_pool = QThreadPool(self)
+        self.warmup_pool.setMaxThreadCount(1)
         self.cache = PrepareCache(cache_size)
         self.closed = False
         LIVE_RUNNERS.add(self)
@@ -343,8 +402,62 @@ class JobRunner(QObject):
             self._cancel_job(lane)
         self._check_idle()
 
+    # ----------------------------------------------------------------- warm-up analysis
+    def request_warmup(self, key: Hashable, benchmark: object, method: str,
+                       params: dict | None = None) -> int:
+        """Analyse ``benchmark``'s warm-up with ``method`` off the GUI thread (a worker process
+        when there is one). One lane: a new request supersedes the previous one, whose answer is
+        dropped; :attr:`warmup_ready` ``(key, result)`` comes for the newest only. Returns the
+        request's generation."""
+        self.cancel_warmup()
+        if self.closed:
+            return self._warmup_gen
+        job = WarmupJob(key, self._warmup_gen, benchmark, method, dict(params or {}),
+                        RunContext(), self.processes)
+        job.signals.finished.connect(self._on_warmup_finished)
+        job.signals.failed.connect(self._on_warmup_failed)
+        job.signals.cancelled.connect(self._on_warmup_cancelled)
+        self._warmup = job
+        self.warmup_pool.start(job)
+        return self._warmup_gen
+
+    def cancel_warmup(self) -> None:
+        """Drop the warm-up analysis under way (its answer will not be emitted)."""
+        self._warmup_gen += 1
+        job, self._warmup = self._warmup, None
+        if job is not None:
+            job.ctx.cancel()
+            if not self.warmup_pool.tryTake(job):
+                self._retired.append(job)
+
+    @Slot(object, int, object)
+    def _on_warmup_finished(self, key: object, gen: int, result: object) -> None:
+        if self._warmup_ended(gen) and not self.closed:
+            self.warmup_ready.emit(key, result)
+        self._check_idle()
+
+    @Slot(object, int, str)
+    def _on_warmup_failed(self, key: object, gen: int, text: str) -> None:
+        if self._warmup_ended(gen) and not self.closed:
+            self.warmup_failed.emit(key, text)
+        self._check_idle()
+
+    @Slot(object, int)
+    def _on_warmup_cancelled(self, key: object, gen: int) -> None:
+        self._warmup_ended(gen)
+        self._check_idle()
+
+    def _warmup_ended(self, gen: int) -> bool:
+        """True when ``gen`` is the newest request (its job is then over)."""
+        if gen != self._warmup_gen:
+            return False
+        if self._warmup is not None:
+            self._retired.append(self._warmup)
+        self._warmup = None
+        return True
+
     def cancel_all(self) -> None:
-        """Cancel every lane and any batch."""
+        """Cancel every lane, any batch and the warm-up analysis."""
         self._timer.stop()
         self._pending.clear()
         self._next.clear()
@@ -353,18 +466,21 @@ class JobRunner(QObject):
             self._cancel_job(lane)
         if self._batch is not None:
             self._batch.ctx.cancel()
+        if self._warmup is not None:
+            self.cancel_warmup()
         self._check_idle()
 
     def shutdown(self, timeout_ms: int = 2000) -> bool:
         """Cancel everything and wait for the pool; True when no thread is left running."""
         self.closed = True
         self.cancel_all()
-        ok = self.pool.waitForDone(timeout_ms)
+        ok = self.pool.waitForDone(timeout_ms) and self.warmup_pool.waitForDone(timeout_ms)
         self._retired.clear()
         return bool(ok)
 
     def is_busy(self) -> bool:
-        return bool(self._running or self._pending or self._next or self._batch is not None)
+        return bool(self._running or self._pending or self._next or self._batch is not None
+                    or self._warmup is not None)
 
     def in_flight(self, lane: Lane, params: Params) -> bool:
         """Whether ``lane`` already computes (or waits to compute) with ``params``: asking again

@@ -36,6 +36,7 @@ from .plots.overview import Overview
 from .plots.series_plot import SeriesPlot
 from .plots.track_plot import TrackStack
 from .settings import Settings
+from .warmup_panel import WarmupPanel
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ MOUSE_HELP = (("Wheel", "zoom x around the pointer (y follows the data in view)"
               ("Hover a method lane", "its lines in full height on the series"),
               ("Click a method lane", "focus the method (tracks, parameters)"),
               ("Wheel over the Parameters panel", "scrolls it; click a control first to wheel it"),
-              ("Double click an execution (benchmark view)", "show that execution alone"))
+              ("Double click an execution (benchmark view)", "show that execution alone"),
+              ("Double click an execution (Warm-up panel)", "show that execution alone"))
 
 
 def swatch(color: str) -> QIcon:
@@ -87,6 +89,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.current: Series | None = None
         self.current_benchmark = None  # the Benchmark in the benchmark view (current is None then)
         self.results: dict[tuple[str, str], DetectionResult] = {}
+        self.warmup_results: dict[tuple[str, str], object] = {}  # (benchmark, rule): analysis
+        self._warmup_key: tuple[str, str] | None = None  # the analysis the panel waits for
         self.status: dict[str, str] = {}
         self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
@@ -209,6 +213,13 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.dataset_panel.series_selected.connect(self._on_dataset_series_selected)
         self.dataset_panel.benchmark_selected.connect(self._on_dataset_benchmark_selected)
         self._add_dock("Series", self.dataset_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # the selected benchmark's warm-up classes and steady figures (issue 27)
+        self.warmup_panel = WarmupPanel(self)
+        self.warmup_panel.rule_changed.connect(self._on_warmup_rule_changed)
+        self.warmup_panel.open_benchmark.connect(self._on_warmup_open_benchmark)
+        self.warmup_panel.open_execution.connect(self._on_bench_view_execution_activated)
+        self._add_dock("Warm-up", self.warmup_panel, Qt.DockWidgetArea.LeftDockWidgetArea
+                       ).visibilityChanged.connect(self._on_warmup_dock_visibility)
         self.method_list = QListWidget(self)
         self.method_list.setToolTip("Tick a method to show its lane; select it to focus it (its "
                                     "lines on the series, its tracks); double click: its "
@@ -372,6 +383,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         r.batch_failed.connect(self._on_runner_batch_failed)
         r.batch_progress.connect(self._on_runner_batch_progress)
         r.batch_finished.connect(self._on_runner_batch_finished)
+        r.warmup_ready.connect(self._on_runner_warmup_ready)
+        r.warmup_failed.connect(self._on_runner_warmup_failed)
 
     # ------------------------------------------------------------------ messages
     def post(self, text: str, tooltip: str = "") -> None:

@@ -50,10 +50,10 @@ def no_dangling_threads(qapp):
     leftovers = []
     for runner in list(LIVE_RUNNERS):
         try:
-            pool = runner.pool
-            if pool.activeThreadCount() and not pool.waitForDone(200):
-                leftovers.append(pool.activeThreadCount())
-                runner.shutdown(5000)
+            for pool in (runner.pool, runner.warmup_pool):
+                if pool.activeThreadCount() and not pool.waitForDone(200):
+                    leftovers.append(pool.activeThreadCount())
+                    runner.shutdown(5000)
         except RuntimeError:  # C++ object already deleted: nothing can be running
             continue
     fakes.GATE.set()

@@ -13,16 +13,18 @@ Rows are pooled: selecting another benchmark reuses the plot items instead of bu
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout,
                                QWidget)
 
 from ...core.benchmark import Benchmark, execution_index, warmup_count
 from ...core.model import Series
+from .classes import CLASS_COLORS, CLASS_LABELS, class_html
 from .lanes import MethodLanes
 from .navigation import XZoomViewBox
 from .series_plot import AXIS_WIDTH, SERIES_PEN
@@ -37,6 +39,7 @@ OVERLAY_LANE_PX = 10
 # under a millisecond. Longer executions are peak-downsampled and clipped to the view.
 DOWNSAMPLE_ABOVE = 20_000
 AXIS_PX = 26  # the shared x axis under the last execution
+CLASS_TINT_ALPHA = 34  # an execution's plot background in its warm-up class's colour (0-255)
 
 
 def set_curve(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
@@ -110,12 +113,33 @@ class ExecutionRow:
         unlink_axes(self.plot)
         unlink_axes(self.lanes.plot)
         self.series: Series | None = None
+        self.warmup_class: str | None = None
+
+    def _label(self, color: str | None = None) -> None:
+        s = self.series
+        if s is None:
+            return
+        k = warmup_count(s)
+        text = f"exec {execution_index(s)}" + (f" · w{k}" if k else "")
+        if color is not None:
+            self.plot.setLabel("left", text, color=color, **{"font-weight": "bold"})
+        else:
+            self.plot.setLabel("left", text, color="#000000")
+
+    def set_class(self, cls: str | None, color: str | None) -> None:
+        """Tint the plot and colour the label by the execution's warm-up class (None: plain)."""
+        self.warmup_class = cls
+        if color is None:
+            self.plot.vb.setBackgroundColor(None)
+        else:
+            tint = QColor(color)
+            tint.setAlpha(CLASS_TINT_ALPHA)
+            self.plot.vb.setBackgroundColor(tint)
+        self._label(color)
 
     def set_series(self, series: Series, x_span: tuple[float, float]) -> None:
         self.series = series
-        k = warmup_count(series)
-        self.plot.setLabel("left", f"exec {execution_index(series)}"
-                           + (f" · w{k}" if k else ""))
+        self.set_class(None, None)
         self.plot.setLimits(xMin=x_span[0], xMax=x_span[1])
         shown, _ = for_display(series.values)
         self.plot.enableAutoRange(x=False, y=False)
@@ -152,6 +176,8 @@ class BenchmarkView(QWidget):
         self._row_of: dict[str, ExecutionRow] = {}
         self._results: dict[tuple[str, str], tuple[list[float], float | None]] = {}
         self._syncing = False
+        self._classes: dict[str, str | None] = {}  # series id: warm-up class (issue 27)
+        self._class_rule = ""
         self._axis_owner: pg.PlotItem | None = None  # the plot whose bottom axis is shown
 
         self.title = QLabel(self)
@@ -193,6 +219,7 @@ class BenchmarkView(QWidget):
         self.order = [n for n in order if n in self.color_of]
         self.focus = focus
         self._results.clear()
+        self._classes = {}
         execs = list(bench.executions)
         while len(self.rows) < len(execs):
             row = ExecutionRow(self.methods)
@@ -231,9 +258,15 @@ class BenchmarkView(QWidget):
             names = (f"lanes: <span style='color:{self.color_of[self.focus]}'>"
                      f"{focus.split(' (')[0]}</span> on each execution (click a method in the "
                      "Methods list to show another)" if focus else "")
+        classes = ""
+        if self._classes:
+            shown = [c for c in CLASS_LABELS if c in self._classes.values()]
+            classes = (f"<br>classes ({self._class_rule}): "
+                       + " ".join(class_html(c) for c in shown)
+                       + ("" if self.overlaid else " (plot background)"))
         self.title.setText(f"<b>{b.name}</b> — {len(b)} executions · {b.harness}"
                            f"{' · ' + b.unit if b.unit else ''} · {way} · {warm_text}"
-                           f"{'<br>' + names if names else ''}")
+                           f"{'<br>' + names if names else ''}{classes}")
 
     def _build_overlay(self, execs: list[Series], x_span: tuple[float, float]) -> None:
         colors = execution_colors(len(execs))
@@ -279,6 +312,22 @@ class BenchmarkView(QWidget):
         if not named:
             self.overlay_lanes.axis.setStyle(showValues=False)
         plot.setLabel("left", f"{len(execs)} executions")
+
+    def set_classes(self, classes: Mapping[str, str | None] | None, rule: str = "") -> None:
+        """Colour each execution by its warm-up class (``{series id: class}``, from the Warm-up
+        panel's analysis; None: no colours): its plot's background and its label; a legend
+        joins the title."""
+        self._classes = dict(classes or {})
+        self._class_rule = rule
+        for row in self.rows[:self._used()]:
+            cls = self._classes.get(row.series.id) if row.series is not None else None
+            row.set_class(cls, CLASS_COLORS.get(cls or ""))
+        self._set_title()
+
+    def execution_class(self, series_id: str) -> str | None:
+        """The warm-up class an execution is coloured by (None: not coloured)."""
+        row = self._row_of.get(series_id)
+        return None if row is None else row.warmup_class
 
     def set_order(self, order: Sequence[str], focus: str | None) -> None:
         """The enabled methods changed (lanes follow) or the focused one (overlay lanes)."""
