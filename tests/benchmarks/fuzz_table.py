@@ -634,6 +634,7 @@ def run_database_naming(tmp: Path):
                      ("undo only this window's", own_undo),
                      ("undo skips an overridden action", overridden_undo)]:
         rows.append((name, attempt(fn, 30)))
+    return rows
 
 
 # ------------------------------------------------------------------------------ resources
