@@ -18,19 +18,40 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 
-def user_cache_dir() -> Path:
-    """segview's cache folder: ``$SEGVIEW_CACHE_DIR``, else the platform's user cache folder."""
-    explicit = os.environ.get("SEGVIEW_CACHE_DIR")
+# (environment override, Windows variable and subfolder, macOS subfolder, XDG variable and default)
+_USER_DIRS = {
+    "cache": ("SEGVIEW_CACHE_DIR", "LOCALAPPDATA", ("AppData", "Local"), ("Library", "Caches"),
+              "XDG_CACHE_HOME", ".cache"),
+    "config": ("SEGVIEW_CONFIG_DIR", "APPDATA", ("AppData", "Roaming"),
+               ("Library", "Application Support"), "XDG_CONFIG_HOME", ".config"),
+}
+
+
+def _user_dir(kind: str) -> Path:
+    env, win_env, win_sub, mac_sub, xdg_env, xdg_default = _USER_DIRS[kind]
+    explicit = os.environ.get(env)
     if explicit:
         return Path(explicit)
+    home = os.path.expanduser("~")
     if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData",
-                                                               "Local")
+        base = os.environ.get(win_env) or os.path.join(home, *win_sub)
     elif sys.platform == "darwin":
-        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+        base = os.path.join(home, *mac_sub)
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.environ.get(xdg_env) or os.path.join(home, xdg_default)
     return Path(base) / "segview"
+
+
+def user_cache_dir() -> Path:
+    """segview's cache folder: ``$SEGVIEW_CACHE_DIR``, else the platform's user cache folder."""
+    return _user_dir("cache")
+
+
+def user_config_dir() -> Path:
+    """segview's config folder: ``$SEGVIEW_CONFIG_DIR``, else the platform's user config folder
+    (``$XDG_CONFIG_HOME/segview``, ``~/.config/segview``; ``%APPDATA%\\segview`` on Windows,
+    ``~/Library/Application Support/segview`` on macOS)."""
+    return _user_dir("config")
 
 
 class DiskMemo:

@@ -422,33 +422,19 @@ class ProcessRunner:
     def submit(self, spec: DetectorSpec, series: Series, params: Params,
                prepared: object | None = None) -> RemoteCall:
         """Start ``spec`` on ``series`` in a worker; the slot is freed when the call ends."""
-        with self._lock:
-            while not self._free:
-                self._slots_free.wait()
-            slot = self._free.pop()
-            self._flags[slot] = 0
-            self._fractions[slot] = 0.0
-            self._messages[slot * MESSAGE_BYTES] = b"\0"
-            args = (slot, spec.name, series.values, series.x, series.id, params, prepared,
-                    series.dims or None)
-            try:
-                try:
-                    fut = self._ensure_executor().submit(_run_in_worker, *args)
-                except BrokenProcessPool:  # a worker died while idle: replace the pool once
-                    self._discard_executor()
-                    fut = self._ensure_executor().submit(_run_in_worker, *args)
-            except BaseException:  # the slot goes back, whichever attempt failed
-                self._free.append(slot)
-                raise
-        self.calls_started += 1
-        fut.add_done_callback(lambda _f, s=slot: self._release(s))
-        return RemoteCall(self, slot, fut)
+        return self._submit(_run_in_worker, spec.name, series.values, series.x, series.id, params,
+                            prepared, series.dims or None)
 
     def submit_call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> RemoteCall:
         """Run ``func(*args, **kwargs)`` in a worker (an analysis that is not a detector run,
         e.g. a benchmark's warm-up analysis). ``func`` must be importable by name (a module-level
         function) and its arguments and result picklable; wait for it like a detector call
         (:meth:`RemoteCall.wait`, then :func:`unpack`)."""
+        return self._submit(_call_in_worker, func, args, kwargs)
+
+    def _submit(self, entry: Callable[..., Any], *args: Any) -> RemoteCall:
+        """``entry(slot, *args)`` in a worker, on a free slot (waiting for one); a pool whose
+        worker died while idle is replaced once; the slot is freed when the call ends."""
         with self._lock:
             while not self._free:
                 self._slots_free.wait()
@@ -456,14 +442,13 @@ class ProcessRunner:
             self._flags[slot] = 0
             self._fractions[slot] = 0.0
             self._messages[slot * MESSAGE_BYTES] = b"\0"
-            args_ = (slot, func, args, kwargs)
             try:
                 try:
-                    fut = self._ensure_executor().submit(_call_in_worker, *args_)
-                except BrokenProcessPool:
+                    fut = self._ensure_executor().submit(entry, slot, *args)
+                except BrokenProcessPool:  # a worker died while idle: replace the pool once
                     self._discard_executor()
-                    fut = self._ensure_executor().submit(_call_in_worker, *args_)
-            except BaseException:
+                    fut = self._ensure_executor().submit(entry, slot, *args)
+            except BaseException:  # the slot goes back, whichever attempt failed
                 self._free.append(slot)
                 raise
         self.calls_started += 1

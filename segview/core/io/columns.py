@@ -48,7 +48,6 @@ import json
 import math
 import os
 import re
-import sys
 import tempfile
 import warnings
 from collections.abc import Mapping
@@ -58,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..benchmark import execution
+from ..diskmemo import user_config_dir
 from ..errors import DataFormatError, ParameterError, SegviewWarning
 from ..model import Series
 from .csv_series import _text_and_delimiter
@@ -701,23 +701,6 @@ def guess_mapping(path: str | os.PathLike[str]) -> ColumnMapping | None:
 # ---------------------------------------------------------------- remembered per folder
 
 _STORE = "column-mappings.json"
-
-
-def user_config_dir() -> Path:
-    """segview's config folder: ``$SEGVIEW_CONFIG_DIR``, else the platform's user config folder
-    (``$XDG_CONFIG_HOME/segview``, ``~/.config/segview``; ``%APPDATA%\\segview`` on Windows,
-    ``~/Library/Application Support/segview`` on macOS)."""
-    explicit = os.environ.get("SEGVIEW_CONFIG_DIR")
-    if explicit:
-        return Path(explicit)
-    if sys.platform == "win32":
-        base = os.environ.get("APPDATA") or os.path.join(os.path.expanduser("~"), "AppData",
-                                                          "Roaming")
-    elif sys.platform == "darwin":
-        base = os.path.join(os.path.expanduser("~"), "Library", "Application Support")
-    else:
-        base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "segview"
 
 
 def _store_path(config_dir: Path | None) -> Path:
