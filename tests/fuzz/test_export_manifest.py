@@ -231,3 +231,14 @@ def test_session_import_of_a_crafted_export_is_refused(tmp_path, export, capsys,
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err, err
     assert "metadata.json" in err and where in err
+
+
+def test_a_manifest_key_given_twice_is_refused_naming_it(export):
+    # JSON leaves a repeated key undefined and Python keeps the last one: an export whose manifest
+    # names "items" twice could be read with either list, so it is refused, naming the key
+    path = export / "metadata.json"
+    text = path.read_text(encoding="utf-8").rstrip()
+    assert text.endswith("}")
+    path.write_text(text[:-1] + ', "items": []}', encoding="utf-8")
+    with pytest.raises(DataFormatError, match="'items' appears twice"):
+        segview.load(export)

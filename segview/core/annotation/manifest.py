@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..errors import DataFormatError
+from ..strictjson import DuplicateKeyError, strict_object
 
 PROTOCOLS = ("steady_state", "change_points")
 MAX_LINKS = 40  # symbolic links followed in one path, as the kernel's ELOOP limit
@@ -28,7 +29,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from None
     try:
-        meta = json.loads(text)
+        meta = json.loads(text, object_pairs_hook=strict_object)
+    except DuplicateKeyError as err:
+        raise DataFormatError(str(path), f"is not valid: key {err.key!r} appears twice in one "
+                                         "object (which value is meant is unknown)") from None
     except json.JSONDecodeError as err:
         raise DataFormatError(str(path), f"is not valid JSON ({err.msg})",
                               f"line {err.lineno}, column {err.colno}") from None

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import DataFormatError
+from ..strictjson import DuplicateKeyError, strict_object
 from ..model import Series
 
 _NUMBER_TYPES = frozenset((int, float))
@@ -245,30 +246,6 @@ def read_text(path: Path) -> str:
                                          "to hold in memory)") from None
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise DataFormatError(str(path), f"cannot be read ({err})") from err
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON object names the same key twice (raised by :func:`strict_object`)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice in one object.
-
-    JSON leaves duplicates undefined and Python keeps the last value silently, so a file with
-    ``"n_obs"`` (or an annotator, or a dataset name) twice would be read as whichever came last.
-    """
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return out
 
 
 def loads_strict(text: str, source: str) -> Any:
