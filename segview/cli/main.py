@@ -132,8 +132,18 @@ def check_out_path(args: argparse.Namespace) -> None:
         raise InputError(str(path), f"cannot be written: the folder {str(parent)!r} does not exist")
 
 
+#: the interrupting signals received while a command ran (SIGINT, SIGTERM), in order
+_SIGNALLED: list[int] = []
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    _SIGNALLED.append(signum)
     raise Terminated()
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    _SIGNALLED.append(signum)
+    raise KeyboardInterrupt()
 
 
 @contextlib.contextmanager
@@ -144,6 +154,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
     where signals are unavailable, nothing changes."""
     try:
         previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        previous_int = signal.signal(signal.SIGINT, _raise_interrupted)
     except (ValueError, OSError, AttributeError):  # not the main thread / no SIGTERM
         yield
         return
@@ -151,6 +162,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,16 +196,24 @@ def _main(argv: list[str]) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    _SIGNALLED.clear()
     try:
         with sigterm_as_interrupt():
             check_out_path(args)
             return int(args.func(args) or 0)
-    except RecoverableError as err:
-        print(f"segview: error: {mask_secrets(str(err))}", file=sys.stderr)
-        return 2
-    except OSError as err:  # a file or folder that cannot be written or read, a scheduler not reached
-        where = f"{err.filename}: " if getattr(err, "filename", None) else ""
-        print(f"segview: error: {mask_secrets(where + (err.strerror or str(err)))}", file=sys.stderr)
+    except (RecoverableError, OSError) as err:
+        if isinstance(err, OSError):  # a file or folder that cannot be written or read, a
+            where = f"{err.filename}: " if getattr(err, "filename", None) else ""  # scheduler...
+            text = where + (err.strerror or str(err))
+        else:
+            text = str(err)
+        if _SIGNALLED:  # the error came of stopping after Ctrl-C/SIGTERM (a worker's pipe cut by
+            # the same signal, ...): the command was interrupted, and says so
+            term = _SIGNALLED[0] == Terminated.signum
+            print(f"segview: {'terminated (SIGTERM)' if term else 'interrupted'} (while stopping: "
+                  f"{mask_secrets(text)})", file=sys.stderr)
+            return 128 + Terminated.signum if term else 130
+        print(f"segview: error: {mask_secrets(text)}", file=sys.stderr)
         return 2
     except Terminated:
         print("segview: terminated (SIGTERM)", file=sys.stderr)

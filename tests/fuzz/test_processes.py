@@ -113,8 +113,9 @@ def test_item07_ctrl_c_stops_the_batch_within_two_seconds(busy_batch):
     took = time.monotonic() - t0
     print(f"Ctrl-C to exit: {took:.2f} s")
     assert took < 5.0, f"Ctrl-C took {took:.1f} s (the target is 2 s; this bound leaves room for a loaded CI machine)"
-    assert busy_batch.returncode == 130
-    assert "interrupted" in busy_batch.stderr.read().decode()
+    err = busy_batch.stderr.read().decode()
+    assert busy_batch.returncode == 130, err[-2000:]
+    assert "interrupted" in err
     assert _until(lambda: not any(_alive(w) for w in workers), 5)
 
 

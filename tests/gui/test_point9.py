@@ -43,7 +43,7 @@ def test_closed_docks_come_back_from_the_view_menu(qtbot, make_window):
     view = next(a.menu() for a in win.menuBar().actions() if a.text() == "&View")
     panels = next(a.menu() for a in view.actions() if a.menu() is not None)
     names = [a.text() for a in panels.actions()]
-    assert names == ["Series", "Methods", "Parameters", "Messages"]
+    assert names == ["Series", "Warm-up", "Methods", "Parameters", "Messages"]
     dock = win.docks["Parameters"]
     dock.close()
     assert not dock.isVisible()
