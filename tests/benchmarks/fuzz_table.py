@@ -256,6 +256,7 @@ def run_params():
 # ------------------------------------------------------------------------------ CLI
 
 def cli_case(argv):
+    """Run the CLI in-process: (rc, stderr); a traceback or an rc outside 0/1/2 fails the case."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -264,6 +265,7 @@ def cli_case(argv):
             rc = exc.code
     if rc not in (0, 1, 2, None) or "Traceback" in err.getvalue():
         raise AssertionError(f"rc {rc}: {err.getvalue()[-200:]}")
+    return rc, err.getvalue()
 
 
 def run_cli(tmp: Path):
@@ -827,22 +829,7 @@ def run_resources(tmp: Path, quick: bool = False):
     return rows
 
 
-
-
 # ------------------------------------------------------------------------------ outputs (issue 30)
-
-def _cli_text(argv):
-    """Run the CLI in-process: (rc, stderr); a traceback or an rc outside 0/1/2 fails the case."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as exc:
-            rc = exc.code
-    if rc not in (0, 1, 2, None) or "Traceback" in err.getvalue():
-        raise AssertionError(f"rc {rc}: {err.getvalue()[-200:]}")
-    return rc, err.getvalue()
-
 
 def _judged_session(db: Path, n: int = 5):
     from segview.core.annotation.session import AnnotationSession
@@ -964,11 +951,11 @@ def run_outputs(tmp: Path):
         def importing(folder=folder, k=k):
             kdb = root / f"import{k}.sqlite"
             shutil.copy(db, kdb)
-            rc, err = _cli_text(["session", "import", "s", str(folder), "--db", str(kdb)])
+            rc, err = cli_case(["session", "import", "s", str(folder), "--db", str(kdb)])
             assert rc == 2 and "metadata.json" in err, f"rc {rc}: {err[-200:]}"
 
         def detecting(parent=parent):
-            rc, err = _cli_text(["detect", str(parent), "-m", "zero"])
+            rc, err = cli_case(["detect", str(parent), "-m", "zero"])
             assert rc == 1 and "metadata.json" in err, f"rc {rc}: {err[-200:]}"
 
         # "deep nesting"/"not UTF-8"/... are not recognised as exports by the folder walk; then
@@ -990,7 +977,7 @@ def run_outputs(tmp: Path):
 
     # ---- item 5: every output writer on a full disk (ENOSPC after 20 characters)
     judgments = root / "j.csv"
-    _cli_text(["session", "export-judgments", "s", "--out", str(judgments), "--db", str(db)])
+    cli_case(["session", "export-judgments", "s", "--out", str(judgments), "--db", str(db)])
     data = root / "data.json"
     data.write_text(json.dumps([s.values.tolist() for s in series]))
     pred = root / "pred.csv"
@@ -1040,7 +1027,7 @@ def run_outputs(tmp: Path):
             def go(argv=argv, out=out, old=old):
                 atomic.open = lambda *a, **kw: Full(builtins.open(*a, **kw))  # the disk fills up
                 try:
-                    rc, err = _cli_text([a.replace("OUT", str(out)) for a in argv]
+                    rc, err = cli_case([a.replace("OUT", str(out)) for a in argv]
                                         + (["--force"] if old else []))
                 finally:
                     del atomic.open
@@ -1114,7 +1101,7 @@ def run_outputs(tmp: Path):
     def sweep():
         stale = root / ".swept.partial-4194321-00ff"
         stale.mkdir()
-        _cli_text(["session", "export", "s", "--out", str(root / "swept"), "--db", str(db)])
+        cli_case(["session", "export", "s", "--out", str(root / "swept"), "--db", str(db)])
         assert not stale.exists(), "the folder of a killed export was not swept"
 
     rows.append(("SIGTERM: detect -j 2 keeps OUT.partial.csv", attempt(term_detect, 120)))
@@ -1155,7 +1142,7 @@ def run_outputs(tmp: Path):
         cache.mkdir()
         path = cache / "results.sqlite"
         if kind in ("pages", "truncated", "entries", "header"):
-            _cli_text(["detect", str(data), "-m", "zero,binseg", "--cache", str(cache)])
+            cli_case(["detect", str(data), "-m", "zero,binseg", "--cache", str(cache)])
             raw = bytearray(path.read_bytes())
             if kind == "pages":
                 raw[4096:] = np.random.default_rng(2).bytes(len(raw) - 4096)
@@ -1175,12 +1162,12 @@ def run_outputs(tmp: Path):
         elif kind == "folder":
             path.mkdir()
         out = root / f"cached-{kind}.csv"
-        rc, err = _cli_text(["detect", str(data), "-m", "zero,binseg", "--cache", str(cache),
+        rc, err = cli_case(["detect", str(data), "-m", "zero,binseg", "--cache", str(cache),
                              "-o", str(out)])
         assert rc == 0, f"rc {rc}: {err[-200:]}"
         cols = lambda p: [ln.split(",")[:4] for ln in p.read_text().splitlines()]  # noqa: E731
         assert cols(out) == cols(root / "ref-cache.csv"), "results differ from an uncached run"
-    _cli_text(["detect", str(data), "-m", "zero,binseg", "-o", str(root / "ref-cache.csv")])
+    cli_case(["detect", str(data), "-m", "zero,binseg", "-o", str(root / "ref-cache.csv")])
     for kind in ("random", "empty", "pages", "truncated", "header", "entries", "folder"):
         rows.append((f"damaged --cache: {kind}", attempt(lambda kind=kind: damaged(kind), 60)))
     return rows
