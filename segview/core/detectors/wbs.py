@@ -84,7 +84,8 @@ def _rss(x: NDArray[np.float64], cpts: NDArray[np.int64]) -> float:
     for a, b in zip(bounds[:-1], bounds[1:]):
         fitted[a:b] = float(_r_mean_ld(x[a:b]))
     d = x - fitted
-    return _r_sum(d * d)
+    with np.errstate(over="ignore"):  # values near 1e154 square to Inf, as in R
+        return _r_sum(d * d)
 
 
 def candidates(res: NDArray[np.float64], kmax: int) -> NDArray[np.int64]:
@@ -118,7 +119,8 @@ def ic_curve(x: NDArray[np.float64], cand: NDArray[np.int64], criterion: str) ->
     ic = np.zeros(cand.size + 1)
     for i in range(cand.size, 0, -1):
         cp = cand[:i]
-        loglik = half * math.log(_rss(x, cp) / n)
+        rss = _rss(x, cp) / n
+        loglik = half * math.log(rss) if rss > 0.0 else -math.inf  # R: log(0) = -Inf, kept
         if criterion == "ssic":
             pen = i * math.pow(lnn, SSIC_ALPHA)
         elif criterion == "bic":
