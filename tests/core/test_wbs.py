@@ -113,6 +113,15 @@ def test_plain_twins_equal_kernels_on_tied_data():
     assert np.array_equal(K.heap_order(v, True), K.heap_order(v, False))
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_heap_order_is_r_revsort_on_ties(gold, compiled):
+    # R's own revsort (called through a probe compiled against R) on 300 values rounded to one
+    # decimal, i.e. full of ties: the same permutation, ties in heapsort's order
+    v = _hex(gold["revsort"]["values"])
+    assert (K.heap_order(v, compiled) + 1).tolist() == gold["revsort"]["order"]
+    assert len(np.unique(v)) < 100  # the case is about ties
+
+
 def test_heap_order_is_a_decreasing_permutation():
     v = np.round(np.random.default_rng(3).standard_normal(1000), 1)
     idx = K.heap_order(v)

@@ -19,6 +19,18 @@ for (seed in c(0L, 1L, 42L, -5L, 2147483647L)) {
     emit("intervals", "-", seed, ints(c(iv[1:5, 1], iv[1:5, 2], sum(iv[, 1]), sum(iv[, 2]))))
 }
 
+# R's revsort (heapsort into decreasing order, as wbs ranks its intervals) on tied values
+probe <- file.path(tempdir(), "revsort_probe.c")
+invisible(file.copy(file.path(dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE))),
+                    "revsort_probe.c"), probe))
+system(paste("R CMD SHLIB -o", file.path(tempdir(), "probe.so"), probe), ignore.stdout = TRUE)
+dyn.load(file.path(tempdir(), "probe.so"))
+set.seed(7)
+v <- round(rnorm(300), 1)
+out <- .C("wbs_probe_revsort", a = as.double(v), ib = as.integer(1:300), n = 300L)
+emit("revsort_in", "-", 7, hex(v))
+emit("revsort_ib", "-", 7, ints(out$ib))
+
 for (line in readLines(infile)) {
     f <- strsplit(line, "\t")[[1]]
     name <- f[1]; seeds <- as.integer(strsplit(f[2], ",")[[1]])

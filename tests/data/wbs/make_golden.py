@@ -78,6 +78,10 @@ def main() -> None:
             gold["runif"][str(seed)] = vals
         elif key == "intervals":
             gold["intervals"][str(seed)] = [int(v) for v in vals]
+        elif key == "revsort_in":
+            gold["revsort"] = {"values": vals}
+        elif key == "revsort_ib":
+            gold["revsort"]["order"] = [int(v) for v in vals]  # 1-based, as R's ib
         else:
             if key.startswith("ic.") and seed != 1:
                 continue  # the criterion curves of seed 1 suffice (keeps the file small)
