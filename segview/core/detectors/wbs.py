@@ -27,6 +27,7 @@ change point (1-based last point of the left segment).
 """
 from __future__ import annotations
 
+import bisect
 import math
 from typing import TYPE_CHECKING
 
@@ -77,15 +78,25 @@ def _r_var(x: NDArray[np.float64]) -> float:
     return float(np.cumsum(d * d)[-1] / np.longdouble(x.size - 1))
 
 
-def _rss(x: NDArray[np.float64], cpts: NDArray[np.int64]) -> float:
-    """``sum((x - means.between.cpt(x, cpts))^2)`` as R computes it (cpts 1-based, any order)."""
-    bounds = np.concatenate(([0], np.sort(cpts), [x.size]))
-    fitted = np.empty_like(x)
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        fitted[a:b] = float(_r_mean_ld(x[a:b]))
-    d = x - fitted
-    with np.errstate(over="ignore"):  # values near 1e154 square to Inf, as in R
-        return _r_sum(d * d)
+def _rss_path(x: NDArray[np.float64], cand: NDArray[np.int64]) -> NDArray[np.float64]:
+    """``sum((x - means.between.cpt(x, cand[:k]))^2)`` for ``k = 1..len(cand)`` as R computes each
+    (segment means by R's ``mean``, the sum by R's ``sum``); cand 1-based. The fits are nested:
+    the ``k``-th candidate splits one segment of the previous fit, so only its two new means are
+    computed."""
+    n = x.size
+    fitted = np.full(n, float(_r_mean_ld(x)))
+    bounds = [0, n]
+    out = np.zeros(cand.size)
+    for k, c in enumerate(cand.tolist()):
+        j = bisect.bisect_left(bounds, c)
+        a, b = bounds[j - 1], bounds[j]
+        bounds.insert(j, c)
+        fitted[a:c] = float(_r_mean_ld(x[a:c]))
+        fitted[c:b] = float(_r_mean_ld(x[c:b]))
+        d = x - fitted
+        with np.errstate(over="ignore"):  # values near 1e154 square to Inf, as in R
+            out[k] = _r_sum(d * d)
+    return out
 
 
 def candidates(res: NDArray[np.float64], kmax: int) -> NDArray[np.int64]:
@@ -117,9 +128,10 @@ def ic_curve(x: NDArray[np.float64], cand: NDArray[np.int64], criterion: str) ->
     half = n / 2
     lnn = math.log(n)
     ic = np.zeros(cand.size + 1)
+    rss_path = _rss_path(x, cand)
     for i in range(cand.size, 0, -1):
         cp = cand[:i]
-        rss = _rss(x, cp) / n
+        rss = rss_path[i - 1] / n
         loglik = half * math.log(rss) if rss > 0.0 else -math.inf  # R: log(0) = -Inf, kept
         if criterion == "ssic":
             pen = i * math.pow(lnn, SSIC_ALPHA)
@@ -190,7 +202,7 @@ WBS_PARAMS: tuple[ParamSpec, ...] = (
               help="Units the CUSUMs see: zscore (R's scale(), as TCPDBench), robust (median 0, "
                    "white-noise sd 1) or none (the raw values, as R wbs on its own). The "
                    "criteria assume nothing about units, so this changes little."),
-    ParamSpec("intervals", "int", 5000, low=0, high=1_000_000, step=500, log=True,
+    ParamSpec("intervals", "int", 5000, low=0, high=100_000, step=500, log=True,
               help="Number M of random intervals (R wbs: 5000). More find short segments more "
                    "surely and cost time linearly; 0 is plain binary segmentation."),
     ParamSpec("seed", "int", 1, low=-2**31 + 1, high=2**31 - 1, step=1,
