@@ -374,14 +374,21 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     return DetectionResult("cpssd", params, real + 1, onset, tracks, stats, tuple(notes))
 
 
-def cost(n: int, p: Params) -> Cost:
+def cost(n: int, p: Params) -> tuple[Cost, Cost]:
     """Time and memory of one run (read by segview.core.limits): the bootstrap resamples the
     whole series ``bootstrap_resamples`` times (measured: 100,000 resamples of 3,000 samples in
-    1.6 s of CPU); a few arrays of the series' length."""
+    1.6 s of CPU); a few arrays of the series' length. The change points come from CROPS, a
+    dozen or more PELT runs of R changepoint's Normal mean/variance cost whose pruning keeps most
+    candidates on benchmark series: quadratic, about 10 n^2 steps (measured 8-12 s at 1e4 and
+    over a minute at 3e4, tests/benchmarks/bench_scaling.py)."""
     work = float(p["bootstrap_resamples"]) * n
-    return Cost.of_steps(work, 64.0 * n,
-                         f"bootstrap_resamples={p['bootstrap_resamples']} on {n} samples is about "
-                         f"{work:.0e} resampled values (minutes or more)")
+    crops = 10.0 * float(n) * n
+    return (Cost.of_steps(work, 64.0 * n,
+                          f"bootstrap_resamples={p['bootstrap_resamples']} on {n} samples is "
+                          f"about {work:.0e} resampled values (minutes or more)"),
+            Cost.of_steps(crops, 64.0 * n,
+                          f"the CROPS penalty search is quadratic in the length: {n} samples are "
+                          f"about {crops / 1e8 / 60:.0f} minutes of PELT runs"))
 
 
 SPEC = register(DetectorSpec(
