@@ -1,10 +1,10 @@
 """Optimal partitioning (OP, exact dynamic programme) and PELT, detectors ``op`` and ``pelt``.
 
-Spec: ``shared/spec/partition.md``. OP: Jackson et al. (2005) recursion
+Spec: ``docs/algorithms/partition.md``. OP: Jackson et al. (2005) recursion
 ``F(t) = min_k F(k) + C(k, t) + beta`` with the multithreaded evaluation of Srivastava ("An improved
 optimal partitioning algorithm based on multithreaded approach", seed 003), implemented as a blocked
 wavefront (numba ``prange``, GIL released; static or dynamic chunking). PELT: Killick, Fearnhead &
-Eckley (2012, JASA), with deferred pruning so that it is exact for every ``min_size`` (spec §4)
+Eckley (2012, JASA), with deferred pruning so that it is exact for every ``min_size`` (partition.md §4)
 *when the penalty is a constant per change point* (bic, aic, hq, numbers).
 
 PELT and MBIC: ``penalty="mbic"`` (the default) adds ``ln(m)`` to the cost of every segment of
@@ -26,7 +26,7 @@ the default results do not depend on the data's units; ``scale="none"`` is the r
 Index convention: change points are 0-based indices of the first sample of each new segment
 (``0 < cp < n``), the same numbers as R ``changepoint::cpts()`` and ruptures ``predict()[:-1]``.
 
-``stats["optimal_cost"]`` holds ``F(1..n)`` in the convention of R ``fpop`` (spec §7.1) for the l2
+``stats["optimal_cost"]`` holds ``F(1..n)`` in the convention of R ``fpop`` (partition.md §7.1) for the l2
 cost, ``F_std(t) + 2 beta - sum_{i<t} y_i^2``; for the normal cost it is ``F_std(1..n)``. The standard
 values (``sum of segment costs + beta * K``) are in ``stats["optimal_cost_std"]``.
 """
@@ -311,7 +311,7 @@ def _run_pelt_l2(y: NDArray[np.float64], F: NDArray[np.float64], last: NDArray[n
 
 
 def fpop_costs(y: NDArray[np.float64], F: NDArray[np.float64], beta: float) -> NDArray[np.float64]:
-    """``F(1..n)`` converted to R ``fpop``'s convention (spec §7.1)."""
+    """``F(1..n)`` converted to R ``fpop``'s convention (partition.md §7.1)."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     out = np.empty(y.size)
     # one compiled pass, bit for bit ``F[1:] + 2.0 * beta - np.cumsum(y * y)`` (issue 31: numpy's
@@ -348,7 +348,7 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
 
 
 def noise_variance(y: NDArray[np.float64]) -> float:
-    """Robust noise variance ``(1.4826 MAD(diff y) / sqrt 2)^2`` (spec §2), 1.0 when it is 0.
+    """Robust noise variance ``(1.4826 MAD(diff y) / sqrt 2)^2`` (partition.md §2), 1.0 when it is 0.
 
     Falls back to ``var(diff y) / 2`` when the MAD is 0 (e.g. mostly repeated values).
     """
@@ -453,7 +453,7 @@ COMMON_PARAMS: tuple[ParamSpec, ...] = (
 #: MBIC, minseglen 1, data standardised by R's ``scale()``; ``shared/data/tcpd/README.md``).
 TCPDBENCH = {"scale": "zscore", "cost": "l2", "penalty": "mbic", "min_size": 1, "tie": "first",
              "var_offset": 0.0, "noise_scale": False}
-#: The configuration of spec ``partition.md`` (raw values, unit-variance l2, BIC).
+#: The configuration of ``docs/algorithms/partition.md`` (raw values, unit-variance l2, BIC).
 FAITHFUL = {"scale": "none", "cost": "l2", "penalty": "bic", "min_size": None, "tie": "first",
             "var_offset": 0.0, "noise_scale": False}
 
@@ -468,7 +468,7 @@ def partition_presets(params: tuple[ParamSpec, ...], faithful: dict[str, Any] | 
 
     return (
         Preset("faithful", pick({**FAITHFUL, **(faithful or {})}),
-               help="spec partition.md: raw values, squared error (unit noise variance), BIC"),
+               help="docs/algorithms/partition.md: raw values, squared error (unit noise variance), BIC"),
         Preset("tcpdbench", pick({**TCPDBENCH, **(tcpdbench or {})}),
                help="TCPDBench default experiment: R scale(), change in mean (Normal, unit "
                     "variance), MBIC, minimum segment 1"),
