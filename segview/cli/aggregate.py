@@ -1,4 +1,4 @@
-"""``segview aggregate``: judges' judgments (CSV) -> ground truth (CSV); spec ground-truth.md."""
+"""``segview aggregate``: judges' judgments (CSV) -> ground truth (CSV); docs/algorithms/jagt.md."""
 from __future__ import annotations
 
 import argparse

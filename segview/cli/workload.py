@@ -1,5 +1,5 @@
 """``segview workload``: job logs -> workload series W(t) -> Auto-PARM breakpoints, clustered across
-sites (seed 004; spec autoparm.md §11, §9-§10). The computation lives in ``segview.core.workload``."""
+sites (seed 004; autoparm.md §11, §9-§10). The computation lives in ``segview.core.workload``."""
 from __future__ import annotations
 
 import argparse

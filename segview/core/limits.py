@@ -14,7 +14,8 @@ sentence); this module reads only those declarations, so a newly registered meth
 the day it is registered (``tests/core/test_cost_table.py`` checks every one declares its cost).
 Thresholds: :data:`MEMORY_LIMIT` bytes and :data:`TIME_LIMIT` seconds of one core
 (:data:`WORK_LIMIT` elementary steps at ~1e8 simple steps per second, the rate measured in the
-numba kernels: a few minutes).
+numba kernels: one minute, the longest a user waits for a result without having asked for a
+long run).
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ __all__ = ["cost_warning", "estimate", "MEMORY_LIMIT", "WORK_LIMIT", "TIME_LIMIT
            "autoparm_max_breaks"]
 
 MEMORY_LIMIT = 2 * 2**30  # bytes of one detector run before a warning
-WORK_LIMIT = 3e10  # elementary steps (~5 minutes at 1e8 steps/s)
-TIME_LIMIT = WORK_LIMIT / STEPS_PER_SECOND  # seconds of one core (300)
+WORK_LIMIT = 6e9  # elementary steps (~1 minute at 1e8 steps/s)
+TIME_LIMIT = WORK_LIMIT / STEPS_PER_SECOND  # seconds of one core (60)
 
 
 def autoparm_max_breaks(n: int, params: Mapping[str, Any]) -> int:

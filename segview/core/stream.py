@@ -3,7 +3,7 @@
 :class:`SteadyStateMonitor` consumes measurements (``push``/``extend``) and answers, after each,
 with a :class:`Verdict`: is the series steady, since which sample, and can the answer still change.
 Its answers are batch KB-KSSD's answers (``segview.detect(prefix, "kbkssd", **params)``, the
-faithful detector of ``shared/spec/kbkssd.md``, bit for bit) on the prefixes it evaluates.
+faithful detector of ``docs/algorithms/kbkssd.md``, bit for bit) on the prefixes it evaluates.
 
 When can the batch result no longer change?
 -------------------------------------------

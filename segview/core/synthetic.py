@@ -5,7 +5,7 @@ describe the generator call) and a :class:`Truth` with the true change points (0
 each new segment) and steady-state onset (first steady sample, ``None`` when never steady).
 The same ``seed`` always gives the same series (``numpy.random.default_rng(seed)``).
 
-The M/M/1 and M/D/1 simulators follow ``shared/spec/fisher.md`` §9 (Berry & Hellerstein 1991, FCFS
+The M/M/1 and M/D/1 simulators follow ``docs/algorithms/fisher.md`` §9 (Berry & Hellerstein 1991, FCFS
 response times by the Lindley recursion).
 """
 from __future__ import annotations
@@ -106,7 +106,7 @@ def mm1_queue_lengths(n: int, rho: float = 0.5, *, lam: float = 1.0, warmup: int
                       drho: float = 0.0, f: float = 0.5, mode: str = "service",
                       seed: int | None = 0) -> tuple[Series, Truth]:
     """Number of customers each departure leaves behind, for the same customers (and the same
-    random draws) as :func:`mm1_response_times` with equal arguments (spec ``fisher.md`` §9.6)."""
+    random draws) as :func:`mm1_response_times` with equal arguments (``docs/algorithms/fisher.md`` §9.6)."""
     resp, gaps, cps, params = _mm1(n, rho, lam, warmup, drho, f, mode, seed)
     arrivals = np.cumsum(gaps)
     left = np.searchsorted(arrivals, arrivals + resp, side="right") - np.arange(1, resp.size + 1)

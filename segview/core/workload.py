@@ -1,6 +1,6 @@
 """Grid workload series from job logs, and breakpoints clustered across sites (seed 004 §3, §6.3).
 
-Spec ``shared/spec/autoparm.md`` §11. Per job: arrival ``Ta``, start ``Ts``, end ``Te``
+Spec ``docs/algorithms/autoparm.md`` §11. Per job: arrival ``Ta``, start ``Ts``, end ``Te``
 (``Ta <= Ts <= Te``). Jobs with a zero (or missing) timestamp and jobs running longer than
 ``max_runtime`` (1 day) are dropped, as in the seed. With ``d = Te - Ts``::
 
@@ -148,7 +148,7 @@ def workload(log: JobLog, step: float, t0: float | None = None, t1: float | None
              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(t_k, W(t_k))`` on the grid ``t0, t0 + step, ... <= t1`` (default: the log's span).
 
-    Exact for every grid point (sorted times and cumulative sums, spec §11).
+    Exact for every grid point (sorted times and cumulative sums, autoparm.md §11).
     """
     if not (step > 0 and math.isfinite(step)):
         raise InputError("workload", f"step must be a positive number of seconds, got {step!r}")

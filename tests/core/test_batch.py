@@ -262,7 +262,7 @@ def test_local_processes_after_a_parallel_kernel_ran_here():
     # op's parallel kernel starts numba's OpenMP threads in this process; forking then aborts
     from segview.core.api import detect
     y = np.r_[np.zeros(300), np.ones(300)] + np.random.default_rng(0).normal(0, 0.1, 600)
-    detect(y, "op", threads=2)
+    detect(y, "op", threads=2, search="dp")  # the threaded programme (auto prunes in 1 thread)
     rows = batch.run_batch([Series(y, id="a")], ["pelt"], workers=2)
     assert rows[0]["error"] is None and rows[0]["change_points"]
 

@@ -41,7 +41,10 @@ def test_memory_and_time_estimates_name_the_parameter():
     assert "bootstrap=1000" in _warn("autoparm", 3000, bootstrap=1000)  # ~1e11 steps
     assert _warn("autoparm", 3000, bootstrap=50) is None  # ~5e9 steps: about a minute
     assert "bootstrap_resamples" in _warn("cpssd", 10_000_000)
-    assert "quadratic" in _warn("op", 1_000_000)  # mbic: FPOP cannot run it, OP's DP does
+    assert "quadratic" in _warn("op", 1_000_000, search="dp")  # the full programme
+    assert "quadratic" in _warn("op", 1_000_000, min_size=5)  # mbic beyond the pruned search
+    assert _warn("op", 1_000_000) is None  # mbic, l2, min_size 1: the pruned search runs
+    assert "quadratic" in _warn("cpssd", 100_000)  # CROPS' PELT runs: over a minute past 3e4
     assert _warn("op", 1_000_000, penalty="bic") is None  # auto search picks FPOP
     assert "replications" in _warn("fisher", 1_000_000, critical="simulate")
 

@@ -1,6 +1,6 @@
 """Judgment aggregation: several judges' labels -> one ground-truth label per series (JAGT).
 
-Implements ``shared/spec/ground-truth.md``:
+Implements ``docs/algorithms/jagt.md``:
 
 * ``rule="reference"`` (§3): the KB-KSSD study's own code. Five judges in a fixed order, DBSCAN
   (``eps=50``, ``min_samples=3``) over their onsets; scattered -> median of all five; 3 or 5
@@ -274,7 +274,7 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
     Args:
         judgments: rows ``(series_id, judge, steady, index)`` (tuples or mappings, or a DataFrame
             with those columns), or ``{series_id: {judge: onset or None}}`` (None = unsteady).
-        rule: ``"general"`` (spec §4, any K) or ``"reference"`` (the study's code, five judges).
+        rule: ``"general"`` (jagt.md §4, any K) or ``"reference"`` (the study's code, five judges).
         eps: DBSCAN neighbourhood in samples (inclusive).
         min_samples: DBSCAN ``min_samples``; default 3 for ``reference``, the strict majority of the
             onsets present for ``general``.
@@ -282,7 +282,7 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
             ``"unsteady"`` or ``"steady"``.
         judge_order: fixed judge order; default is order of first appearance.
         adjudications: adjudicators' decisions by series id; applied on top, recorded.
-        eps_frac: if given, eps is ``eps_frac * N`` for a series of N samples (spec §4 suggests
+        eps_frac: if given, eps is ``eps_frac * N`` for a series of N samples (jagt.md §4 suggests
             ``50/3000``); ``lengths`` then gives N by series id.
 
     Returns:

@@ -1,6 +1,6 @@
 """Auto-PARM stability report: residual bootstrap, breakpoint clustering, AR-order voting.
 
-Spec ``shared/spec/autoparm.md`` §8-§10 (seed 004 §6.1, §6.3). Breakpoints are 0-based indices of
+Spec ``docs/algorithms/autoparm.md`` §8-§10 (seed 004 §6.1, §6.3). Breakpoints are 0-based indices of
 the first sample of a new piece, as everywhere in segview.
 """
 from __future__ import annotations

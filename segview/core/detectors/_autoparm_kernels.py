@@ -1,4 +1,4 @@
-"""Numba kernels of Auto-PARM (spec ``shared/spec/autoparm.md`` §2, §4, §5).
+"""Numba kernels of Auto-PARM (spec ``docs/algorithms/autoparm.md`` §2, §4, §5).
 
 Piece costs come from prefix sums of the globally centred series (§4 step 1): the biased
 autocovariances of any piece in O(P), then Levinson-Durbin in O(P^2). Every piece cost includes the
@@ -519,7 +519,7 @@ def sparse_neighbourhood(rec_s, rec_e, rec_c, nrec, n, kmax):
 
 
 # --------------------------------------------------------------------------------------------
-# Exact Gaussian likelihood of a fitted AR piece (spec §2, exact form)
+# Exact Gaussian likelihood of a fitted AR piece (autoparm.md §2, exact form)
 
 @njit(cache=True, nogil=True)
 def ar_exact_terms(z, phi, s2):

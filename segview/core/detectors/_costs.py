@@ -1,4 +1,4 @@
-"""Segment costs in O(1) from cumulative sums, and penalty names (spec ``partition.md`` §1-§2).
+"""Segment costs in O(1) from cumulative sums, and penalty names (``docs/algorithms/partition.md`` §1-§2).
 
 Every search method in the package (OP, PELT, binary segmentation, and the PELT of CP-SSD) builds the
 prefix sums once with :func:`prefix_sums` and evaluates a segment ``y[a:b]`` with the jitted
@@ -7,14 +7,14 @@ prefix sums once with :func:`prefix_sums` and evaluates a segment ``y[a:b]`` wit
 
 Costs (``kind`` codes, usable inside numba kernels):
 
-* :data:`L2` -- squared error around the segment mean, ``q - s**2/m`` (no clamping; spec §1.1).
+* :data:`L2` -- squared error around the segment mean, ``q - s**2/m`` (no clamping; partition.md §1.1).
 * :data:`NORMAL` -- twice the negative maximised Gaussian log-likelihood with unknown mean and
-  variance, ``m*((ln 2pi + ln(max(var, 1e-11) + var_offset)) + 1)`` (spec §1.2).
+  variance, ``m*((ln 2pi + ln(max(var, 1e-11) + var_offset)) + 1)`` (partition.md §1.2).
 * :data:`NORMAL_R` -- the same with R ``changepoint`` 2.2.2's floor rule (``var <= 0`` becomes 1e-11,
   small positive variances are kept) and no offset; with R's prefix sums it is bitwise the
   ``mll_meanvar`` of that package, so CP-SSD's emulation can use it.
 
-``mbic`` adds ``ln(m)`` to each segment's cost (R ``changepoint``'s MBIC, spec §2).
+``mbic`` adds ``ln(m)`` to each segment's cost (R ``changepoint``'s MBIC, partition.md §2).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ L2 = 0
 NORMAL = 1
 NORMAL_R = 2
 COSTS: dict[str, int] = {"l2": L2, "normal": NORMAL, "normal_r": NORMAL_R}
-#: Parameters one extra change point adds, per cost (p_param of spec §2).
+#: Parameters one extra change point adds, per cost (p_param of partition.md §2).
 PARAMS_PER_CHANGE: dict[str, int] = {"l2": 1, "normal": 2, "normal_r": 2}
 #: Smallest legal segment length per cost.
 MIN_SEGMENT: dict[str, int] = {"l2": 1, "normal": 2, "normal_r": 2}
@@ -75,7 +75,7 @@ def check_cost(cost: str, min_size: int, method: str) -> None:
 def resolve_penalty(penalty: float | str, n: int, cost: str, dims: int = 1) -> tuple[float, bool]:
     """Turn a penalty value or name into ``(beta, mbic)`` for a series of length ``n``.
 
-    Names follow R ``changepoint`` >= 2.2 (spec ``partition.md`` §2) with ``p`` parameters per change
+    Names follow R ``changepoint`` >= 2.2 (``docs/algorithms/partition.md`` §2) with ``p`` parameters per change
     (1 for l2, 2 for normal; times ``dims`` for a multivariate series): ``bic``/``sic`` = (p+1) ln n, ``bic0``/``sic0`` = p ln n,
     ``mbic`` = (p+2) ln n plus ln(segment length) in each segment's cost, ``aic`` = 2(p+1),
     ``hq``/``hannan-quinn`` = 2(p+1) ln ln n.

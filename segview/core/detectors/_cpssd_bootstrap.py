@@ -1,4 +1,4 @@
-"""Backward segment classification of CP-SSD with a seeded, vectorised bootstrap (spec §8, §12).
+"""Backward segment classification of CP-SSD with a seeded, vectorised bootstrap (cpssd.md §8, §12).
 
 The original (SEALAB ``classify_runs.py`` / ``kalibera.py``) draws with Python's unseeded
 ``random.choices``; here every test gets its own numpy PCG64 streams derived from
@@ -123,7 +123,7 @@ def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64]
                       resamples: int = 10000, alpha: float = 0.05, effect_size: float = 0.05,
                       ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1
                       ) -> tuple[int, list[BootstrapTest]]:
-    """SEALAB's ``steady_state_starts`` on the raw series (spec §8).
+    """SEALAB's ``steady_state_starts`` on the raw series (cpssd.md §8).
 
     Args:
         y: the raw series (outliers included).

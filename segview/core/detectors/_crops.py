@@ -1,6 +1,6 @@
 """CROPS (Haynes, Eckley & Fearnhead, JCGS 2017) as R ``changepoint`` 2.2.2 runs it.
 
-Emulates ``range_of_penalties`` and the bookkeeping of ``class_input`` (spec ``cpssd.md`` §5.2),
+Emulates ``range_of_penalties`` and the bookkeeping of ``class_input`` (``docs/algorithms/cpssd.md`` §5.2),
 including the quirks that matter when the underlying PELT is not exact: the tested penalties, the
 segment counts and the costs are sorted independently (no pairing is kept), candidate penalties within
 ``all.equal`` tolerance of a tested one are dropped, the pruning of equal counts only looks at the

@@ -1,4 +1,4 @@
-"""numba kernels of the Berry-Hellerstein detector (spec ``fisher.md`` §1-§5.3)."""
+"""numba kernels of the Berry-Hellerstein detector (``docs/algorithms/fisher.md`` §1-§5.3)."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +17,7 @@ def two_partition(S: NDArray[np.float64], Q: NDArray[np.float64], a: int, b: int
                   m: int) -> tuple[float, float, int]:
     """Fisher's optimal 2-partition of ``x[a:b]``: ``(D_P, D_Q, q*)``, ties to the smallest q.
 
-    Needs ``b - a >= 2m``; ASQ values are clamped at 0 (spec §1).
+    Needs ``b - a >= 2m``; ASQ values are clamped at 0 (fisher.md §1).
     """
     dp = _asq(S, Q, a, b)
     best = np.inf

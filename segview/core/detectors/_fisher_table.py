@@ -1,6 +1,6 @@
 """Precomputed Berry-Hellerstein critical values: a small table shipped with the package (issue 15.4).
 
-The Monte Carlo critical value of spec ``fisher.md`` §5.3 (the (1 - alpha) quantile of T over
+The Monte Carlo critical value of ``docs/algorithms/fisher.md`` §5.3 (the (1 - alpha) quantile of T over
 stationary Gaussian AR(1) series of length N, min part size 1) is tabulated once, offline, on a grid:
 
 * N: every length 3..32, then 2^(1/4) steps to 4096, then 2^(1/2) steps to 32768;
@@ -51,7 +51,7 @@ def _w(phi: float) -> float:
 
 
 def build(progress: bool = True) -> dict[str, object]:
-    """Simulate every grid cell (spec §5.3 with m = 1) and return the table as a JSON-ready dict."""
+    """Simulate every grid cell (fisher.md §5.3 with m = 1) and return the table as a JSON-ready dict."""
     from ._fisher_kernels import simulate_t
     ns = grid_lengths()
     g = np.empty((len(ALPHAS), len(ns), len(PHIS)))

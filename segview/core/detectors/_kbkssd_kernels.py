@@ -1,4 +1,4 @@
-"""Numba kernels of the KB-KSSD detector (spec ``shared/spec/kbkssd.md``).
+"""Numba kernels of the KB-KSSD detector (spec ``docs/algorithms/kbkssd.md``).
 
 Both kernels reproduce numpy's arithmetic bit for bit on finite input:
 

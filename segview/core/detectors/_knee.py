@@ -1,4 +1,4 @@
-"""Knee selection of CP-SSD: the Kneedle rules of ``kneed`` 0.7.0, re-implemented (spec §6).
+"""Knee selection of CP-SSD: the Kneedle rules of ``kneed`` 0.7.0, re-implemented (cpssd.md §6).
 
 SEALAB passes the CROPS penalties *reversed* (descending) as ``x`` and the change-point counts as
 ``y`` with ``S=1``, ``curve="convex"``, ``direction="decreasing"``; kneed 0.7.0 does not expect a
@@ -82,7 +82,7 @@ def knee_kneed_library(x: ArrayLike, y: ArrayLike, s: float = 1.0) -> float | No
 def choose_penalty(penalties: ArrayLike, ncpts: ArrayLike, n: int, fallback_factor: float = 15.0,
                    method: Literal["kneed070", "kneed_library"] = "kneed070"
                    ) -> tuple[float, KneeOutcome]:
-    """SEALAB's ``find_penalty`` (spec §6): knee of the reversed CROPS curve, else ``f * ln n``.
+    """SEALAB's ``find_penalty`` (cpssd.md §6): knee of the reversed CROPS curve, else ``f * ln n``.
 
     Args:
         penalties: ``pen.value.full`` (ascending).

@@ -1,4 +1,4 @@
-"""numba kernels of optimal partitioning, PELT and binary segmentation (spec ``partition.md`` §3-§6).
+"""numba kernels of optimal partitioning, PELT and binary segmentation (``docs/algorithms/partition.md`` §3-§6).
 
 All kernels evaluate a candidate last change ``k`` for end point ``t`` as
 ``F[k] + segment_cost(k, t)`` and set ``F[t] = min + beta``, scanning ``k`` in ascending order with a
@@ -46,7 +46,7 @@ def op_parallel_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArr
                         last: NDArray[np.int64], t_from: int, t_to: int, beta: float, m: int,
                         kind: int, var_offset: float, mbic: bool, tie_last: bool,
                         block: int) -> None:
-    """OP by blocked wavefront (spec §5.2, backend 3): same output as :func:`op_advance`.
+    """OP by blocked wavefront (partition.md §5.2, backend 3): same output as :func:`op_advance`.
 
     For a block of end points ``[t0, t1)`` every ``F[k]``, ``k < t0``, is final, so the scans over
     those candidates run in parallel (``prange``); the in-block candidates ``k >= t0`` follow
@@ -98,7 +98,7 @@ def pelt_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.f
                  dom: NDArray[np.int64], vbuf: NDArray[np.float64], t_from: int, t_to: int,
                  beta: float, m: int, kind: int, var_offset: float, mbic: bool,
                  tie_last: bool) -> None:
-    """PELT with deferred pruning (spec §4), exact for every ``m`` with a constant penalty per
+    """PELT with deferred pruning (partition.md §4), exact for every ``m`` with a constant penalty per
     change; with ``mbic`` the pruning is R changepoint's and not exact (OP is the reference).
 
     ``R[:state[0]]`` holds the candidates in ascending order; ``dom[tau]`` is the first end point at

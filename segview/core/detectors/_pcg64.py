@@ -1,6 +1,6 @@
 """numpy's PCG64 stream and ``Generator.integers`` inside numba kernels, bit for bit.
 
-CP-SSD's bootstrap (spec ``cpssd.md`` §12) is defined by numpy draws: ``rng.integers(0, m, ...,
+CP-SSD's bootstrap (``docs/algorithms/cpssd.md`` §12) is defined by numpy draws: ``rng.integers(0, m, ...,
 dtype=int64)`` on a ``Generator(PCG64)``, then ``seg[idx].mean(axis=1)``. Materialising the index
 matrix and the gathered values costs more than drawing them, so :func:`resampled_means` fuses the
 three steps in one kernel that reproduces numpy exactly:

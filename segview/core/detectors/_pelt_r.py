@@ -1,6 +1,6 @@
 """PELT exactly as R ``changepoint`` 2.2.2 runs it, with the Normal mean-and-variance cost.
 
-This is the numerical core of the faithful CP-SSD emulation (spec ``shared/spec/cpssd.md`` §3-§4):
+This is the numerical core of the faithful CP-SSD emulation (spec ``docs/algorithms/cpssd.md`` §3-§4):
 
 * :func:`prefix_sums_r` builds the cumulative sums of ``x`` and ``x*x`` the way R's ``cumsum`` does,
   accumulating in x87 80-bit extended precision and rounding each stored prefix to double. When
@@ -84,7 +84,7 @@ def prefix_sums_r(x: NDArray[np.float64], force_fraction: bool = False
                   ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Prefix sums ``S1``, ``S2`` of length ``n + 1`` (``S[0] = 0``) as R's ``data_input`` builds them.
 
-    Squares are double products ``x_i * x_i``; sums accumulate in 80-bit precision (spec §3).
+    Squares are double products ``x_i * x_i``; sums accumulate in 80-bit precision (cpssd.md §3).
     """
     x = np.asarray(x, dtype=np.float64)
     s1 = np.zeros(x.size + 1)

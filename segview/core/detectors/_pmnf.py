@@ -1,6 +1,6 @@
 """Single-parameter PMNF hypothesis search, as used by Extra-P's segmented modeler.
 
-Spec: ``shared/spec/nrss.md`` §2 (Extra-P 4.2.5 ``SingleParameterModeler`` with its defaults). A
+Spec: ``docs/algorithms/nrss.md`` §2 (Extra-P 4.2.5 ``SingleParameterModeler`` with its defaults). A
 hypothesis is ``f(x) = c0 + c1 * x^i * log2(x)^j`` with one ``(i, j)`` pair out of 42 (list order
 matters for ties), scored by leave-one-out cross-validation (SMAPE decides, the running-PRESS nRSS is
 reported). The constant model is the baseline.
@@ -12,7 +12,7 @@ Code paths:
   once per x (cached across windows). ``fit_best_reference`` / ``fit_best_paper_reference`` are the
   former ``numpy.linalg.lstsq`` per LOO fold paths, kept as the tests' and benchmark's reference.
 * :func:`window_nrss` -- the nRSS of the best hypothesis for every sliding window of a long series with
-  local x = 1..k (scan mode, spec §9.2): every LOO fit is a fixed linear combination of the window's
+  local x = 1..k (scan mode, nrss.md §9.2): every LOO fit is a fixed linear combination of the window's
   values, so all windows are solved at once with matrix products.
 """
 from __future__ import annotations
@@ -115,7 +115,7 @@ class Hypothesis:
 
 
 def constant_model(y: NDArray[np.float64]) -> Hypothesis:
-    """The constant model with its in-sample scores (spec §2.2)."""
+    """The constant model with its in-sample scores (nrss.md §2.2)."""
     n = y.size
     c = float(np.mean(y))
     d = c - y
@@ -135,7 +135,7 @@ def _lstsq2(a: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, floa
 
 def _score_candidate(x: NDArray[np.float64], y: NDArray[np.float64], t: NDArray[np.float64]
                      ) -> tuple[float, float, float, float, float]:
-    """LOO PRESS, nRSS, SMAPE and the full-data coefficients of one candidate (spec §2.3)."""
+    """LOO PRESS, nRSS, SMAPE and the full-data coefficients of one candidate (nrss.md §2.3)."""
     n = y.size
     a_full = np.column_stack((np.ones(n), t))
     press = nrss = smape = 0.0
@@ -226,7 +226,7 @@ def window_nrss(y: NDArray[np.float64], k: int = 5) -> tuple[NDArray[np.float64]
     """nRSS of the best hypothesis for each window ``y[s:s+k]`` (local x = 1..k), and its index.
 
     Returns ``(e, which)``: ``which = -1`` for the constant model, else the index into
-    :data:`EXPONENTS`. Same rules as :func:`fit_best` (spec §9.2 step 3), vectorised over windows.
+    :data:`EXPONENTS`. Same rules as :func:`fit_best` (nrss.md §9.2 step 3), vectorised over windows.
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
     win = np.lib.stride_tricks.sliding_window_view(y, k)  # (r, k)
@@ -346,7 +346,7 @@ def _fit_fast(x: ArrayLike, y: ArrayLike, paper: bool) -> Hypothesis:
 
 
 def fit_best(x: ArrayLike, y: ArrayLike) -> Hypothesis:
-    """Extra-P's best single-parameter hypothesis for the points ``(x, y)`` (spec §2.1-§2.4)."""
+    """Extra-P's best single-parameter hypothesis for the points ``(x, y)`` (nrss.md §2.1-§2.4)."""
     return _fit_fast(x, y, False)
 
 

@@ -1,4 +1,4 @@
-"""numba kernels of the PMNF hypothesis search (spec ``nrss.md`` §2; paper rule of seed 000).
+"""numba kernels of the PMNF hypothesis search (``docs/algorithms/nrss.md`` §2; paper rule of seed 000).
 
 One call scores every candidate term of a point set, or of every sliding window of a long point
 set, with the term values computed once for all points (``tt[c, i] = t_c(x_i)``, the same numpy
@@ -16,7 +16,7 @@ import numpy as np
 from ._jit import njit
 from numpy.typing import NDArray
 
-#: Extra-P's tolerances: constant cleaning in LOO fits, minimal term contribution (spec §2.3-§2.4).
+#: Extra-P's tolerances: constant cleaning in LOO fits, minimal term contribution (nrss.md §2.3-§2.4).
 CLEAN_TOL = 5e-4
 CONTRIB_TOL = 5e-4
 #: Point sets up to this size refit every leave-one-out fold from scratch; larger ones downdate.
@@ -59,7 +59,7 @@ def pw_sum(a: NDArray[np.float64]) -> float:
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _constant(y: NDArray[np.float64]) -> tuple[float, float, float, float]:
-    """Constant model: mean, RSS, in-sample SMAPE, nRSS (spec §2.2), numpy's arithmetic."""
+    """Constant model: mean, RSS, in-sample SMAPE, nRSS (nrss.md §2.2), numpy's arithmetic."""
     n = y.size
     c = pw_sum(y) / n
     d = np.empty(n)
@@ -141,7 +141,7 @@ def _fit2(t: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]
 @njit(nogil=True, cache=True, error_model="numpy")
 def _loo_score(t: NDArray[np.float64], y: NDArray[np.float64]
                ) -> tuple[float, float, float]:
-    """Leave-one-out PRESS, running-PRESS nRSS and SMAPE of one candidate (spec §2.3)."""
+    """Leave-one-out PRESS, running-PRESS nRSS and SMAPE of one candidate (nrss.md §2.3)."""
     n = y.size
     m = n - 1
     press = 0.0
@@ -208,7 +208,7 @@ def fit_set(x: NDArray[np.float64], y: NDArray[np.float64], tt: NDArray[np.float
     """Best hypothesis of one point set: ``(which, c0, c1, nrss, smape, press)``.
 
     ``tt[c]`` are the candidate term values at ``x``; ``which = -1`` is the constant model.
-    ``paper=False``: Extra-P's LOO/SMAPE search (spec §2.3-§2.4); ``paper=True``: the paper's
+    ``paper=False``: Extra-P's LOO/SMAPE search (nrss.md §2.3-§2.4); ``paper=True``: the paper's
     least in-sample RSS with in-sample nRSS (candidates with a non-finite term value skipped).
     """
     n = y.size

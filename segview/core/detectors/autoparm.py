@@ -3,7 +3,7 @@
 Papers: Davis, Lee & Rodriguez-Yam (2006), "Structural break estimation for nonstationary time series
 models", JASA (Auto-PARM); applied to grid workloads in seed 004 (MDL code length in Yule-Walker
 form, genetic algorithm with islands, 20 restarts, Ljung-Box per piece, residual bootstrap).
-Spec: ``shared/spec/autoparm.md``.
+Spec: ``docs/algorithms/autoparm.md``.
 
 Index convention: a breakpoint is reported as the 0-based index of the first sample of the new piece
 (``cp_j = tau_j - 1`` with the paper's 1-based piece starts ``tau_j``).
@@ -119,7 +119,7 @@ def yule_walker(z: NDArray[np.float64], p: int) -> tuple[NDArray[np.float64], fl
 def code_length(y: NDArray[np.float64], starts: list[int], orders: list[int],
                 var_floor: float = 1e-10, likelihood: str = "yule-walker"
                 ) -> tuple[float, list[dict[str, float]]]:
-    """MDL code length (nats) of a segmentation, computed directly (spec §2), and its terms.
+    """MDL code length (nats) of a segmentation, computed directly (autoparm.md §2), and its terms.
 
     Args:
         y: the series.
@@ -219,9 +219,9 @@ def _sweep(prefix, p0, spans, floor, n, delta, ctx, f0, f1, prune=True):
 
 
 def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[str, Any]:
-    """Exact stage (spec §4): the least code length over all segmentations.
+    """Exact stage (autoparm.md §4): the least code length over all segmentations.
 
-    ``search="dense"`` is spec §4 as written: optimal partitioning (OP) bounds the number of breaks
+    ``search="dense"`` is autoparm.md §4 as written: optimal partitioning (OP) bounds the number of breaks
     (step 3), then segment neighbourhood over every piece up to ``max(m_OP, 1) + 1`` pieces, both in
     one pass with a guessed bound (a second pass only if OP needs more).
 
@@ -259,7 +259,7 @@ def prepare_exact(y: NDArray[np.float64], p: Params, ctx: RunContext) -> dict[st
        ``p``, and ``C(s, e) >= log n + log L + L/2 log(2 pi S / L)`` (order 0's penalty is the
        least). That function is concave in ``L``, so its chord over the block bounds it from below.
        Yule-Walker costs with the order minimum and the span table do not satisfy PELT's
-       inequality (spec §4), so no start is dropped for good; the bound only skips work at ``e``.
+       inequality (autoparm.md §4), so no start is dropped for good; the bound only skips work at ``e``.
 
     Speed also comes from the single sweep (the dense search carries ``max(8, n/200)``
     neighbourhood rows through it) and from a kernel that runs the Levinson-Durbin recursion of
@@ -391,7 +391,7 @@ def choose(prep: dict[str, Any], n: int, n_breaks: int | None, y: NDArray[np.flo
 
 def ljung_box(resid: NDArray[np.float64], order: int, n_j: int, min_len: int = 18
               ) -> tuple[float, int]:
-    """Ljung-Box p-value of a piece's residuals (spec §7); NaN for pieces shorter than ``min_len``.
+    """Ljung-Box p-value of a piece's residuals (autoparm.md §7); NaN for pieces shorter than ``min_len``.
 
     Q = n (n + 2) sum_{k=1..lag} r_k^2 / (n - k) on the biased sample autocorrelations r_k, against
     chi-square with ``lag - order`` degrees of freedom. The arithmetic is statsmodels 0.15's

@@ -1,4 +1,4 @@
-"""Binary segmentation, detector ``binseg`` (spec ``partition.md`` §6).
+"""Binary segmentation, detector ``binseg`` (``docs/algorithms/partition.md`` §6).
 
 Scott & Knott (1974), "A cluster analysis method for grouping means in the analysis of variance",
 Biometrics 30(3):507-512, in change-point form: split a segment at the point that lowers the total cost

@@ -5,7 +5,7 @@ effective assessment of steady state performance in Java software: Are we there 
 The reference behaviour is the published output of its replication package
 (``SEALABQualityGroup/steady-state``), which runs R ``changepoint`` 2.2.2 (PELT, Killick, Fearnhead &
 Eckley, JASA 2012; CROPS, Haynes, Eckley & Fearnhead, JCGS 2017) and ``kneed`` 0.7.0. This module
-re-implements that pipeline bit for bit (spec ``shared/spec/cpssd.md``):
+re-implements that pipeline bit for bit (spec ``docs/algorithms/cpssd.md``):
 
 1. outlier filter: windows of 200 iterations after a warm-up ``skip``, median +- 3 (P99 - P1) (§2);
 2. Normal mean-and-variance cost on 80-bit prefix sums, changepoint 2.2.2's PELT, minseglen 2 (§3-4);
@@ -115,7 +115,7 @@ class CpssdPrepared:
 
 
 def warmup_skip(y: NDArray[np.float64], window: int = OUTLIER_WINDOW) -> int | None:
-    """``ceil(window / ln(1 + ceil(0.1 / mean(y))))`` (spec §2.1); None when it is undefined."""
+    """``ceil(window / ln(1 + ceil(0.1 / mean(y))))`` (cpssd.md §2.1); None when it is undefined."""
     with np.errstate(all="ignore"):
         noops = np.ceil(0.1 / np.mean(y))
         skip = np.ceil(window / np.log1p(noops))
@@ -215,7 +215,7 @@ def _outlier_bands_numpy(y: NDArray[np.float64], window: int = OUTLIER_WINDOW
 
 def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW,
                  reference: bool = False) -> NDArray[np.bool_]:
-    """Outliers of SEALAB's sliding-window filter (spec §2), vectorised as a sliding min/max.
+    """Outliers of SEALAB's sliding-window filter (cpssd.md §2), vectorised as a sliding min/max.
 
     Windows start at ``skip, skip+1, ..., N-window``; a point is an outlier when it lies strictly
     outside ``median +- 3 (P99 - P1)`` of at least one window holding it. ``reference=True`` takes
@@ -374,14 +374,21 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     return DetectionResult("cpssd", params, real + 1, onset, tracks, stats, tuple(notes))
 
 
-def cost(n: int, p: Params) -> Cost:
+def cost(n: int, p: Params) -> tuple[Cost, Cost]:
     """Time and memory of one run (read by segview.core.limits): the bootstrap resamples the
     whole series ``bootstrap_resamples`` times (measured: 100,000 resamples of 3,000 samples in
-    1.6 s of CPU); a few arrays of the series' length."""
+    1.6 s of CPU); a few arrays of the series' length. The change points come from CROPS, a
+    dozen or more PELT runs of R changepoint's Normal mean/variance cost whose pruning keeps most
+    candidates on benchmark series: quadratic, about 10 n^2 steps (measured 8-12 s at 1e4 and
+    over a minute at 3e4, tests/benchmarks/bench_scaling.py)."""
     work = float(p["bootstrap_resamples"]) * n
-    return Cost.of_steps(work, 64.0 * n,
-                         f"bootstrap_resamples={p['bootstrap_resamples']} on {n} samples is about "
-                         f"{work:.0e} resampled values (minutes or more)")
+    crops = 10.0 * float(n) * n
+    return (Cost.of_steps(work, 64.0 * n,
+                          f"bootstrap_resamples={p['bootstrap_resamples']} on {n} samples is "
+                          f"about {work:.0e} resampled values (minutes or more)"),
+            Cost.of_steps(crops, 64.0 * n,
+                          f"the CROPS penalty search is quadratic in the length: {n} samples are "
+                          f"about {crops / 1e8 / 60:.0f} minutes of PELT runs"))
 
 
 SPEC = register(DetectorSpec(

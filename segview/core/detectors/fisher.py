@@ -1,7 +1,7 @@
 """Berry-Hellerstein change-point detection, detector ``fisher``.
 
 Berry & Hellerstein (1991), "An Approach to Detecting Changes in the Factors Affecting the Performance
-of Computer Systems" (seed 001); spec ``shared/spec/fisher.md``. Each subseries is split at Fisher's
+of Computer Systems" (seed 001); spec ``docs/algorithms/fisher.md``. Each subseries is split at Fisher's
 optimal least-squares 2-partition; the split is kept when ``T = D_P / D_Q`` exceeds a critical value
 ``Tc(N, phi)`` for optimally partitioned AR(1) series (the paper's fitted Eq. 8 at alpha = 0.05 inside
 its fitted range, seeded Monte Carlo elsewhere), and both halves are searched again (left first).
@@ -43,7 +43,7 @@ _CELLS_PER_BATCH = 4_000_000
 
 
 def eq8(n: float, phi: float) -> float:
-    """The paper's fitted alpha = 0.05 critical value (Eq. 8, signs reconstructed in spec §5.1)."""
+    """The paper's fitted alpha = 0.05 critical value (Eq. 8, signs reconstructed in fisher.md §5.1)."""
     p = min(max(phi, 0.05), 0.99)
     y = (-5.2942 + 573.0 / n - 30745.0 / n**2 + 5.8427 * p - 12.372 * p**2 + 11.102 * p**3)
     return math.exp(y) + 1.0
@@ -63,7 +63,7 @@ def simulate_t(innov: NDArray[np.float64], phi: float, m: int) -> NDArray[np.flo
 
 def monte_carlo_tc(n: int, phi: float, alpha: float = 0.05, replications: int = 4000,
                    min_size: int = 1, seed: int = 0, ctx: RunContext = NULL_CONTEXT) -> float:
-    """``(1 - alpha)`` quantile of T over simulated stationary AR(1) series (spec §5.3), cached.
+    """``(1 - alpha)`` quantile of T over simulated stationary AR(1) series (fisher.md §5.3), cached.
 
     ``phi`` is clamped to [0.05, 0.99] and rounded to 0.01; the RNG is seeded from
     ``(seed, N, 100 phi, 10000 alpha, min_size)`` so a value never depends on call order, and
@@ -219,7 +219,7 @@ class Node:
 
 
 class _Search:
-    """The recursive FindChangePoints of spec §6 over prefix sums built once."""
+    """The recursive FindChangePoints of fisher.md §6 over prefix sums built once."""
 
     def __init__(self, x: NDArray[np.float64], params: Params, ctx: RunContext) -> None:
         self.x = x

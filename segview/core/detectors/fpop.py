@@ -39,7 +39,8 @@ SEARCH_PARAM = ParamSpec(
     help="How the optimum is searched (the result is the same; under mbic PELT's own search is "
          "not exact, op's is): auto runs FPOP (functional "
          "pruning, Maidstone et al. 2017; near-linear even with few changes) for the l2 cost with "
-         "min_size 1, one thread and a penalty other than mbic, else the dynamic programme; dp "
+         "min_size 1, one thread and a penalty other than mbic, op's pruned search for mbic with "
+         "the l2 cost and min_size 1 (bitwise the programme), else the dynamic programme; dp "
          "always runs the detector's own dynamic programme (OP or PELT); fpop requires FPOP.")
 
 

@@ -3,7 +3,7 @@
 Paper: Beseda, Cortellessa, Di Pompeo, Traini, Tucci, "A Kernel-Based Approach for Accurate
 Steady-State Detection in Performance Time Series". Reference behaviour: the authors' replication
 package (``analysis-v2/steady_state_detection.py``) called the way its ``compare_methods.py`` calls it;
-contract: ``shared/spec/kbkssd.md``. Pipeline: percentile outlier substitution (blocks), optional
+contract: ``docs/algorithms/kbkssd.md``. Pipeline: percentile outlier substitution (blocks), optional
 median filter, a downward step found by a whole-series and a 30-tap step kernel plus median rules
 (the warm-up end ``w``), Kelly's t-test fraction per non-overlapping block after ``w``, and the onset
 as the start of the trailing run of block probabilities at or above the threshold.
@@ -98,7 +98,7 @@ PARAMS = (
 
 @dataclass(frozen=True)
 class StepResult:
-    """Outcome of step detection (spec §5) on one centred series."""
+    """Outcome of step detection (kbkssd.md §5) on one centred series."""
 
     warmup_end: int
     large: int
@@ -126,7 +126,7 @@ class Prepared:
 
 
 def min_length(params: Params) -> int:
-    """Shortest accepted series: ``N - 1 >= W_o`` and ``N >= 2h`` (spec §2)."""
+    """Shortest accepted series: ``N - 1 >= W_o`` and ``N >= 2h`` (kbkssd.md §2)."""
     return max(int(params["outliers_window_size"]) + 1, 2 * int(params["short_half"]))
 
 
@@ -152,14 +152,14 @@ def _check(values: NDArray[np.float64], params: Params) -> NDArray[np.float64]:
 
 def substitute_outliers(x: NDArray[np.float64], window: int, p_hi: float, p_lo: float
                         ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Spec §3: a substituted copy of ``x`` and the global indices replaced (never index 0)."""
+    """kbkssd.md §3: a substituted copy of ``x`` and the global indices replaced (never index 0)."""
     y, pos = _k.substitute_outliers(np.ascontiguousarray(x, dtype=np.float64), int(window),
                                     float(p_hi) / 100.0, float(p_lo) / 100.0, 1)
     return y, np.sort(pos)
 
 
 def median_filter(y: NDArray[np.float64], kernel: int) -> NDArray[np.float64]:
-    """Spec §4: ``scipy.signal.medfilt`` (zero padding); kernel 1 is the identity.
+    """kbkssd.md §4: ``scipy.signal.medfilt`` (zero padding); kernel 1 is the identity.
 
     ``medfilt`` is the middle-rank filter with zero padding; calling ``ndimage.rank_filter``
     directly gives the same order statistics without medfilt's warning for kernels longer than
@@ -243,7 +243,7 @@ def short_kernel(d: NDArray[np.float64], half: int, prefix: NDArray[np.float64] 
 
 
 def detect_step(d: NDArray[np.float64], win: int, half: int) -> StepResult:
-    """Spec §5 on the mean-centred series ``d``: the warm-up end (last pre-drop sample) or -1."""
+    """kbkssd.md §5 on the mean-centred series ``d``: the warm-up end (last pre-drop sample) or -1."""
     prefix = np.concatenate(([0.0], np.cumsum(d)))
     margin = _margin(d)
     j_large, r_large = large_kernel(d, prefix, margin)
@@ -267,7 +267,7 @@ def _kelly_rows(z: NDArray[np.float64], t_crit: float) -> NDArray[np.float64]:
 
 
 def kelly(z: NDArray[np.float64], n: int, t_crit: float) -> NDArray[np.float64]:
-    """Spec §6: per-sample steadiness probability over non-overlapping blocks of ``z``."""
+    """kbkssd.md §6: per-sample steadiness probability over non-overlapping blocks of ``z``."""
     size = z.size
     width = min(n, size)
     if width < 3:
@@ -286,7 +286,7 @@ def kelly(z: NDArray[np.float64], n: int, t_crit: float) -> NDArray[np.float64]:
 
 
 def probabilities(y: NDArray[np.float64], w: int, n: int, t_crit: float) -> NDArray[np.float64]:
-    """Spec §7 step 5: ``P`` with ``P[0..w] = 0`` and Kelly blocks aligned at ``w + 1``."""
+    """kbkssd.md §7 step 5: ``P`` with ``P[0..w] = 0`` and Kelly blocks aligned at ``w + 1``."""
     if w < 0:
         return kelly(y, n, t_crit)
     prob = np.zeros(y.size)
@@ -297,14 +297,14 @@ def probabilities(y: NDArray[np.float64], w: int, n: int, t_crit: float) -> NDAr
 
 
 def compact(prob: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """Spec §7 step 6: starts and values of the maximal runs of equal values."""
+    """kbkssd.md §7 step 6: starts and values of the maximal runs of equal values."""
     starts = np.concatenate(([0], np.flatnonzero(prob[1:] != prob[:-1]) + 1)).astype(np.int64)
     return starts, prob[starts]
 
 
 def onset_from_runs(starts: NDArray[np.int64], values: NDArray[np.float64], n: int,
                     threshold: float, min_steady: int) -> int | None:
-    """Spec §7 step 7: start of the trailing runs ``>= threshold``, or None."""
+    """kbkssd.md §7 step 7: start of the trailing runs ``>= threshold``, or None."""
     low = np.flatnonzero(values < threshold)
     if low.size == 0:
         onset = 0

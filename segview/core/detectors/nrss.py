@@ -3,7 +3,7 @@
 Paper: seed 000 (Ilyas, Calotoiu & Wolf, "Off-road performance modeling - how to deal with segmented
 data", Euro-Par 2017): sliding subsets of 5 points, a PMNF model per subset, the normalised residual sum of
 squares (nRSS) and the relative nRSS, a 0/1 heterogeneity pattern and a change rule. Reference
-behaviour: Extra-P 4.2.5 ``SegmentedModeler`` (spec ``shared/spec/nrss.md``), reimplemented here.
+behaviour: Extra-P 4.2.5 ``SegmentedModeler`` (spec ``docs/algorithms/nrss.md``), reimplemented here.
 
 Index convention: a change point is the 0-based index of the first sample of the new segment. When
 the two segments share a point (pattern with 3 ones), that shared point starts the second segment.
@@ -12,9 +12,9 @@ that order. ``series.x`` gives the parameter values (processes, sizes); without 
 
 Modes:
 
-* ``mode="points"`` (default; spec §1-§3, §9.1): one change at most, both segment models reported as
+* ``mode="points"`` (default; nrss.md §1-§3, §9.1): one change at most, both segment models reported as
   human-readable formulas in ``stats["models"]``.
-* ``mode="scan"`` (spec §9.2; our extension, not in the paper or Extra-P): long time series, windows
+* ``mode="scan"`` (nrss.md §9.2; our extension, not in the paper or Extra-P): long time series, windows
   with local x = 1..k, optional binning, every isolated run of 3 or 4 heterogeneous windows becomes a
   change point. Its thresholds are the paper's and untuned on long series.
 
@@ -89,7 +89,7 @@ def _relative(e: NDArray[np.float64], eta: float) -> NDArray[np.float64]:
 
 def _decide(e: NDArray[np.float64], eps: NDArray[np.float64], p: Params
             ) -> tuple[bool, NDArray[np.int64]]:
-    """Segmented flag and 0/1 pattern (spec §3 steps 5-6; paper rule with compat="paper")."""
+    """Segmented flag and 0/1 pattern (nrss.md §3 steps 5-6; paper rule with compat="paper")."""
     theta, t_nrss, t_eps = p["theta"], p["t_nrss"], p["t_eps"]
     with np.errstate(invalid="ignore"):
         if p["compat"] == "paper":
@@ -325,7 +325,7 @@ def _bins(y: NDArray[np.float64], size: int, measure: str) -> NDArray[np.float64
 def _run_scan(series: Series, p: Params, ctx: RunContext) -> DetectionResult:
     k, size = p["window"], p["bin"]
     z = _bins(series.values, size, p["measure"])
-    notes: list[str] = ["scan mode: our extension of the method to long series (spec §9.2); "
+    notes: list[str] = ["scan mode: our extension of the method to long series (nrss.md §9.2); "
                         "thresholds are the paper's and untuned here"]
     empty = DetectionResult("nrss", p, np.empty(0, dtype=np.int64), None, (), {"segmented": False},
                             tuple(notes))

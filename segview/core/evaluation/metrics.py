@@ -1,4 +1,4 @@
-"""Onset metrics of the KB-KSSD paper's RQ1 (spec ``evaluation.md`` §1-2).
+"""Onset metrics of the KB-KSSD paper's RQ1 (``docs/algorithms/evaluation.md`` §1-2).
 
 Inputs are plain mappings keyed by series id:
 
@@ -93,7 +93,7 @@ def check_inputs(truth: Mapping[str, TruthRow], predictions: Mapping[str, Onsets
 
 
 def binary_counts(truth: Mapping[str, TruthRow], onsets: Onsets) -> BinaryCounts:
-    """Agreement and confusion counts of one method over all truth series (spec §1)."""
+    """Agreement and confusion counts of one method over all truth series (evaluation.md §1)."""
     check_inputs(truth, {"method": onsets})
     tp = fp = fn = tn = fn_c = fn_s = 0
     for sid, row in truth.items():

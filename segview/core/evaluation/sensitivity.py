@@ -1,4 +1,4 @@
-"""Sobol sensitivity analysis of a detector's parameters (spec ``evaluation.md`` §3).
+"""Sobol sensitivity analysis of a detector's parameters (``docs/algorithms/evaluation.md`` §3).
 
 Saltelli sampling and Sobol analysis come from SALib (``SALib.sample.sobol.sample`` and
 ``SALib.analyze.sobol.analyze``): first-order (S1), total (ST) and second-order (S2) indices with
@@ -69,7 +69,7 @@ class Factor:
         return v
 
 
-#: spec §3: Sobol problem of KB-KSSD (code ranges) and its fixed settings
+#: evaluation.md §3: Sobol problem of KB-KSSD (code ranges) and its fixed settings
 SPEC_PROBLEMS: dict[str, tuple[tuple[Factor, ...], dict[str, Any]]] = {
     "kbkssd": (
         (Factor("prob_win_size", 400.5, 600.5, "int"),

@@ -1,4 +1,4 @@
-"""Pairwise statistical comparison of two methods' onset errors (spec ``evaluation.md`` §2.3).
+"""Pairwise statistical comparison of two methods' onset errors (``docs/algorithms/evaluation.md`` §2.3).
 
 For methods A and B scored on the same series (same order): paired differences ``Δ = e_B - e_A``
 (``= p_A - p_B``) get Shapiro–Wilk, skewness and the sign test; the error samples ``e_B`` and ``e_A``

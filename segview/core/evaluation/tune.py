@@ -1,4 +1,4 @@
-"""Parameter tuning by grid search (spec ``evaluation.md`` §4) and the weighted multi-objective cost
+"""Parameter tuning by grid search (``docs/algorithms/evaluation.md`` §4) and the weighted multi-objective cost
 the KB-KSSD paper proposes as future work (§6).
 
 Single objective (``"manhattan"``, eq. 13-14): ``m(θ) = Σ |g − p(θ)|`` over the truth-steady series
@@ -35,7 +35,7 @@ from .sensitivity import resolve_name
 Objective = Literal["manhattan", "weighted"]
 TERMS = ("fp", "fn", "bias", "std", "mae", "medae")
 
-#: spec §4: the paper's 15000-configuration grid for KB-KSSD and its fixed settings
+#: evaluation.md §4: the paper's 15000-configuration grid for KB-KSSD and its fixed settings
 SPEC_GRIDS: dict[str, tuple[dict[str, list[Any]], dict[str, Any]]] = {
     "kbkssd": (
         {"outlier_win_size": [80, 90, 100, 110, 120], "prob_win_size": [200, 350, 500, 650, 800],

@@ -1,6 +1,6 @@
 """Extra-P text experiments (``PARAMETER`` / ``POINTS`` / ``REGION`` / ``METRIC`` / ``DATA``).
 
-Format (spec ``shared/spec/nrss.md`` §7, after Extra-P 4.2.5's text reader): one keyword per line,
+Format (spec ``docs/algorithms/nrss.md`` §7, after Extra-P 4.2.5's text reader): one keyword per line,
 blank lines and ``#`` comments skipped, runs of whitespace count as one.
 
 * ``PARAMETER n1 [n2 ...]`` appends parameter names (1-4 in total).
