@@ -1,9 +1,12 @@
 """``segview detect PATH... --method NAME [--param KEY=VALUE ...] [--format csv|json] [--out FILE]``.
 
-CSV columns: ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution``;
+CSV columns: ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution,
+strengths,strength_label``;
 ``steady_index`` is -1 for "never steady" (blank for change-point detectors), ``change_points`` is
 ``;``-separated, ``benchmark``/``execution`` name the benchmark and its process execution (a series
-without benchmark metadata: its id, 0). Indices count the harness's own warm-up iterations unless
+without benchmark metadata: its id, 0), ``strengths`` gives one number per change point
+(``;``-separated, blank for a method without them) and ``strength_label`` what it is
+(docs/strengths.md; JSON: a list or null). Indices count the harness's own warm-up iterations unless
 ``--harness-warmup drop`` removes them first (JSON entries record the choice and the count).
 ``--rollup`` adds a table per benchmark and method (executions analysed, steady, median and IQR
 of the onsets, change points per execution) on standard output, ``--rollup-out FILE`` writes it
@@ -30,8 +33,8 @@ from ..core.errors import InputError, ParameterError, Terminated
 from ..core.evaluation.batch import (BatchCancelled, BatchIncomplete, MethodSpec, partial_path,
                                      run_batch)
 from ..core.limits import cost_warning
-from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_cps, detection_row,
-                                   format_csv)
+from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_with_strengths,
+                                   detection_row, format_csv)
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .benchtables import format_rollup, rollup_rows, warmup_note
@@ -115,7 +118,9 @@ def result_row(row: dict[str, Any], spec: DetectorSpec, series: Any = None) -> d
     """A batch-engine row as a row of the detections table (``series``: its benchmark columns)."""
     return detection_row(row["series_id"], row["method"], spec.produces, row["steady_index"],
                          row["change_points"], row["runtime_ms"],
-                         **(benchmark_columns(series) if series is not None else {}))
+                         **(benchmark_columns(series) if series is not None else {}),
+                         strengths=row.get("strengths"),
+                         strength_label=row.get("strength_label", ""))
 
 
 def json_entry(row: dict[str, Any], series: Any = None, harness_warmup: str = "keep"
@@ -126,7 +131,10 @@ def json_entry(row: dict[str, Any], series: Any = None, harness_warmup: str = "k
         extra = {**benchmark_columns(series), "harness_warmup": harness_warmup,
                  "warmup": warmup_count(series),
                  "warmup_dropped": int(series.metadata.get("warmup_dropped", 0) or 0)}
+    strengths = row.get("strengths")
     return {**{k: row[k] for k in keys}, "runtime_ms": round(float(row["runtime_ms"]), 3),
+            "strengths": strengths,
+            "strength_label": row.get("strength_label", "") if strengths is not None else "",
             **extra}
 
 
@@ -186,9 +194,10 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             continue
         if args.cp_index != "segview":
-            row = {**row, "change_points": convert_cps(row["change_points"],
-                                                       lengths[row["series_id"]], args.cp_index,
-                                                       row["method"])}
+            cps, strengths = convert_with_strengths(row["change_points"], row.get("strengths"),
+                                                    lengths[row["series_id"]], args.cp_index,
+                                                    row["method"])
+            row = {**row, "change_points": cps, "strengths": strengths}
         series = by_id.get(row["series_id"])
         if args.format == "json":  # only the table written is built (1e6 rows: 2 GB spared)
             entries.append(json_entry(row, series, args.harness_warmup))
