@@ -11,6 +11,8 @@ without benchmark metadata: its id, 0), ``strengths`` gives one number per chang
 ``--rollup`` adds a table per benchmark and method (executions analysed, steady, median and IQR
 of the onsets, change points per execution) on standard output, ``--rollup-out FILE`` writes it
 as CSV or JSON (``--format``).
+``--penalty-path [LOW,HIGH]`` writes each series' CROPS penalty path for op/pelt instead
+(segview/cli/penalty_path.py, docs/penalty-path.md).
 ``--preset NAME`` starts every selected method from its named parameter set (``segview methods
 NAME``; ``--param`` overrides it). ``--cp-index tcpdbench`` writes change points as TCPDBench reports
 them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1`` (``bocpd``: cp,
@@ -39,6 +41,7 @@ from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .benchtables import format_rollup, rollup_rows, warmup_note
 from .loading import add_columns_option, load_series
+from .penalty_path import check_methods, parse_range, run_paths
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
 
@@ -74,6 +77,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also print a per-benchmark summary of each method's results")
     p.add_argument("--rollup-out", metavar="FILE",
                    help="write the per-benchmark summary to FILE (CSV or JSON by --format)")
+    p.add_argument("--penalty-path", nargs="?", const="auto", default=None, metavar="LOW,HIGH",
+                   help="instead of detecting, write each series' CROPS penalty path for op/pelt: "
+                        "every segmentation optimal for some penalty in [LOW, HIGH] (default "
+                        "ln n to n), its cost and the elbow (docs/penalty-path.md)")
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
@@ -150,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
         print("\n\n".join(help_params(s) for s in specs))
         return 0
     params = resolve_params(specs, parse_param_args(args.param), args.preset)
+    if args.penalty_path is not None:
+        check_methods(specs)
+        parse_range(args.penalty_path)
     if not args.paths:
         raise ParameterError("PATH", "give at least one series file or folder")
     if args.rollup_out and Path(args.rollup_out).exists() and not args.force:
@@ -164,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     specs_by_name = {sp.name: sp for sp in specs}
     if args.per_dimension:
         dataset.series = [d for s in dataset.series for d in s.dimensions()]
+    if args.penalty_path is not None:
+        return _write_paths(args, dataset.series, specs, params, failures)
     note = warmup_note(dataset.series, args.harness_warmup)
     if note:
         print(f"segview: note: {note}", file=sys.stderr)
@@ -226,3 +238,14 @@ def run(args: argparse.Namespace) -> int:
               + (f" written to {out}" if out else ""), file=sys.stderr)
         return 128 + Terminated.signum if term else 130
     return 1 if failures else 0
+
+
+def _write_paths(args: argparse.Namespace, series: list[Any], specs: list[DetectorSpec],
+                 params: dict[str, Params], failures: int) -> int:
+    """``--penalty-path``: the CROPS path table instead of the detections (whole or absent)."""
+    text, failed = run_paths(series, specs, params, args.penalty_path, args.format)
+    if args.out:
+        atomic.write_text(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 1 if failures + failed else 0
