@@ -66,8 +66,10 @@ class PenaltyPathPanel(QWidget):
                                                pen=pg.mkPen(CURRENT, width=2))
         for item in (self.line, self.elbow_mark, self.points, self.current_mark):
             self.plot.addItem(item)
-        self.elbow_mark.setZValue(5)
         self.points.setZValue(6)
+        for mark, z in ((self.elbow_mark, 7), (self.current_mark, 8)):  # drawn over the points,
+            mark.setZValue(z)  # but the clicks go through to them
+            mark.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.list = QListWidget(self)
         self.list.setMaximumHeight(110)
         self.list.itemActivated.connect(self._on_list_item_activated)

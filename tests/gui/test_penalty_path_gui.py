@@ -13,7 +13,6 @@ from segview.core.result import DetectionResult
 from segview.gui.plots.lanes import TICK
 
 
-
 def _strong_run(values, params, ctx):
     """Change points at 10, 20, 30 with probabilities 0.9, 0.2, 0.5 (a fake, as bocpd's)."""
     return DetectionResult("fake_strong", params, np.array([30, 10, 20]),
