@@ -67,9 +67,9 @@ class PenaltyPathPanel(QWidget):
         for item in (self.line, self.elbow_mark, self.points, self.current_mark):
             self.plot.addItem(item)
         self.points.setZValue(6)
-        for mark, z in ((self.elbow_mark, 7), (self.current_mark, 8)):  # drawn over the points,
-            mark.setZValue(z)  # but the clicks go through to them
-            mark.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        for mark, z in ((self.elbow_mark, 7), (self.current_mark, 8)):  # drawn over the points:
+            mark.setZValue(z)  # a click on them is a click on their point (data = its index)
+            mark.sigClicked.connect(self._on_points_clicked)
         self.list = QListWidget(self)
         self.list.setMaximumHeight(110)
         self.list.itemActivated.connect(self._on_list_item_activated)
@@ -109,7 +109,7 @@ class PenaltyPathPanel(QWidget):
         if path.elbow is None:
             self.elbow_mark.setData([], [])
         else:
-            self.elbow_mark.setData([k[path.elbow]], [path.costs[path.elbow]])
+            self.elbow_mark.setData([k[path.elbow]], [path.costs[path.elbow]], data=[path.elbow])
         self.list.clear()
         for i in range(len(path)):
             item = QListWidgetItem(point_text(path, i))
@@ -131,7 +131,7 @@ class PenaltyPathPanel(QWidget):
             return
         i = self.path.index_of(penalty)
         self.current = i
-        self.current_mark.setData([float(self.path.n_changes[i])], [self.path.costs[i]])
+        self.current_mark.setData([float(self.path.n_changes[i])], [self.path.costs[i]], data=[i])
         self.list.setCurrentRow(i)
 
     def choose(self, i: int) -> None:
