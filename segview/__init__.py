@@ -5,6 +5,7 @@ Public API (imported lazily, never loads Qt)::
     segview.detect(values_or_series, "kbkssd", t_crit=4)
     segview.detect_per_dimension(multivariate_series, "kbkssd")   # {dimension: result}
     segview.methods()
+    segview.penalty_path(values, "pelt", 2.0, 500.0)   # CROPS: every optimal segmentation
     segview.Series(values, x=None, id="name")
     segview.load(path)            # file or folder -> Dataset of Series
     segview.aggregate(...)        # judges' labels -> ground truth (annotation issue)
@@ -21,6 +22,7 @@ _LAZY = {
     "detect": ("segview.core.api", "detect"),
     "detect_per_dimension": ("segview.core.api", "detect_per_dimension"),
     "methods": ("segview.core.api", "methods"),
+    "penalty_path": ("segview.core.penalty_path", "penalty_path"),
     "Series": ("segview.core.model", "Series"),
     "load": ("segview.core.io", "load"),
     "Dataset": ("segview.core.io", "Dataset"),

@@ -1,13 +1,18 @@
 """``segview detect PATH... --method NAME [--param KEY=VALUE ...] [--format csv|json] [--out FILE]``.
 
-CSV columns: ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution``;
+CSV columns: ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution,
+strengths,strength_label``;
 ``steady_index`` is -1 for "never steady" (blank for change-point detectors), ``change_points`` is
 ``;``-separated, ``benchmark``/``execution`` name the benchmark and its process execution (a series
-without benchmark metadata: its id, 0). Indices count the harness's own warm-up iterations unless
+without benchmark metadata: its id, 0), ``strengths`` gives one number per change point
+(``;``-separated, blank for a method without them) and ``strength_label`` what it is
+(docs/strengths.md; JSON: a list or null). Indices count the harness's own warm-up iterations unless
 ``--harness-warmup drop`` removes them first (JSON entries record the choice and the count).
 ``--rollup`` adds a table per benchmark and method (executions analysed, steady, median and IQR
 of the onsets, change points per execution) on standard output, ``--rollup-out FILE`` writes it
 as CSV or JSON (``--format``).
+``--penalty-path [LOW,HIGH]`` writes each series' CROPS penalty path for op/pelt instead
+(segview/cli/penalty_path.py, docs/penalty-path.md).
 ``--preset NAME`` starts every selected method from its named parameter set (``segview methods
 NAME``; ``--param`` overrides it). ``--cp-index tcpdbench`` writes change points as TCPDBench reports
 them: the last sample before each change (cp - 1), only ``1 <= cp - 1 < n - 1`` (``bocpd``: cp,
@@ -30,12 +35,13 @@ from ..core.errors import InputError, ParameterError, Terminated
 from ..core.evaluation.batch import (BatchCancelled, BatchIncomplete, MethodSpec, partial_path,
                                      run_batch)
 from ..core.limits import cost_warning
-from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_cps, detection_row,
-                                   format_csv)
+from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_with_strengths,
+                                   detection_row, format_csv)
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .benchtables import format_rollup, rollup_rows, warmup_note
 from .loading import add_columns_option, load_series
+from .penalty_path import check_methods, parse_range, run_paths
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
 
@@ -71,6 +77,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also print a per-benchmark summary of each method's results")
     p.add_argument("--rollup-out", metavar="FILE",
                    help="write the per-benchmark summary to FILE (CSV or JSON by --format)")
+    p.add_argument("--penalty-path", nargs="?", const="auto", default=None, metavar="LOW,HIGH",
+                   help="instead of detecting, write each series' CROPS penalty path for op/pelt: "
+                        "every segmentation optimal for some penalty in [LOW, HIGH] (default "
+                        "ln n to n), its cost and the elbow (docs/penalty-path.md)")
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--out", help="output file (default: standard output)")
     p.add_argument("--help-params", action="store_true",
@@ -115,7 +125,9 @@ def result_row(row: dict[str, Any], spec: DetectorSpec, series: Any = None) -> d
     """A batch-engine row as a row of the detections table (``series``: its benchmark columns)."""
     return detection_row(row["series_id"], row["method"], spec.produces, row["steady_index"],
                          row["change_points"], row["runtime_ms"],
-                         **(benchmark_columns(series) if series is not None else {}))
+                         **(benchmark_columns(series) if series is not None else {}),
+                         strengths=row.get("strengths"),
+                         strength_label=row.get("strength_label", ""))
 
 
 def json_entry(row: dict[str, Any], series: Any = None, harness_warmup: str = "keep"
@@ -126,7 +138,10 @@ def json_entry(row: dict[str, Any], series: Any = None, harness_warmup: str = "k
         extra = {**benchmark_columns(series), "harness_warmup": harness_warmup,
                  "warmup": warmup_count(series),
                  "warmup_dropped": int(series.metadata.get("warmup_dropped", 0) or 0)}
+    strengths = row.get("strengths")
     return {**{k: row[k] for k in keys}, "runtime_ms": round(float(row["runtime_ms"]), 3),
+            "strengths": strengths,
+            "strength_label": row.get("strength_label", "") if strengths is not None else "",
             **extra}
 
 
@@ -142,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
         print("\n\n".join(help_params(s) for s in specs))
         return 0
     params = resolve_params(specs, parse_param_args(args.param), args.preset)
+    if args.penalty_path is not None:
+        check_methods(specs)
+        parse_range(args.penalty_path)
     if not args.paths:
         raise ParameterError("PATH", "give at least one series file or folder")
     if args.rollup_out and Path(args.rollup_out).exists() and not args.force:
@@ -156,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     specs_by_name = {sp.name: sp for sp in specs}
     if args.per_dimension:
         dataset.series = [d for s in dataset.series for d in s.dimensions()]
+    if args.penalty_path is not None:
+        return _write_paths(args, dataset.series, specs, params, failures)
     note = warmup_note(dataset.series, args.harness_warmup)
     if note:
         print(f"segview: note: {note}", file=sys.stderr)
@@ -186,9 +206,10 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             continue
         if args.cp_index != "segview":
-            row = {**row, "change_points": convert_cps(row["change_points"],
-                                                       lengths[row["series_id"]], args.cp_index,
-                                                       row["method"])}
+            cps, strengths = convert_with_strengths(row["change_points"], row.get("strengths"),
+                                                    lengths[row["series_id"]], args.cp_index,
+                                                    row["method"])
+            row = {**row, "change_points": cps, "strengths": strengths}
         series = by_id.get(row["series_id"])
         if args.format == "json":  # only the table written is built (1e6 rows: 2 GB spared)
             entries.append(json_entry(row, series, args.harness_warmup))
@@ -217,3 +238,14 @@ def run(args: argparse.Namespace) -> int:
               + (f" written to {out}" if out else ""), file=sys.stderr)
         return 128 + Terminated.signum if term else 130
     return 1 if failures else 0
+
+
+def _write_paths(args: argparse.Namespace, series: list[Any], specs: list[DetectorSpec],
+                 params: dict[str, Params], failures: int) -> int:
+    """``--penalty-path``: the CROPS path table instead of the detections (whole or absent)."""
+    text, failed = run_paths(series, specs, params, args.penalty_path, args.format)
+    if args.out:
+        atomic.write_text(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 1 if failures + failed else 0

@@ -299,8 +299,10 @@ class ExplorerDisplay:
         xs = [sp.x_of(c) for c in res.change_points]
         onset = res.steady_start if spec.produces == "onset" else None
         x_onset = None if onset is None else sp.x_of(onset)
+        self.marks[spec.name].set_change_points(xs, sp.y_span())
+        self.lanes[spec.name].set_change_points(xs, sp.y_span(), res.strengths,
+                                                res.strength_label)
         for lane in (self.marks[spec.name], self.lanes[spec.name]):
-            lane.set_change_points(xs, sp.y_span())
             lane.set_onset(x_onset, sp.x_end())
         series = self.current
 

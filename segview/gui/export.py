@@ -19,7 +19,8 @@ def detection_row(series_id: str, spec: DetectorSpec, res: DetectionResult,
     """One row of the ``segview detect`` table for a result shown in the explorer (``series``
     gives its benchmark and execution columns)."""
     return _row(series_id, spec.name, spec.produces, res.steady_start, res.change_points,
-                res.runtime_ms, **(benchmark_columns(series) if series is not None else {}))
+                res.runtime_ms, **(benchmark_columns(series) if series is not None else {}),
+                strengths=res.strengths, strength_label=res.strength_label)
 
 
 def write_csv(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:

@@ -315,6 +315,42 @@ class WarmupJob(QRunnable):
             self.done.set()
 
 
+class PathSignals(QObject):
+    finished = Signal(object, int, object)  # key, gen, PenaltyPath
+    failed = Signal(object, int, str)  # key, gen, message
+    cancelled = Signal(object, int)
+
+
+class PathJob(QRunnable):
+    """A CROPS penalty path (:func:`segview.core.penalty_path.penalty_path`) in a pool thread:
+    emits exactly one of finished / failed / cancelled."""
+
+    def __init__(self, key: Hashable, gen: int, series: Series, method: str, params: dict,
+                 ctx: RunContext) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.key, self.gen, self.series, self.method = key, gen, series, method
+        self.params, self.ctx = dict(params), ctx
+        self.signals = PathSignals()
+        self.done = threading.Event()
+
+    def run(self) -> None:  # worker thread
+        from ..core.penalty_path import penalty_path
+
+        try:
+            path = penalty_path(self.series, self.method, params=self.params, ctx=self.ctx)
+        except Cancelled:
+            self.signals.cancelled.emit(self.key, self.gen)
+        except RecoverableError as err:
+            self.signals.failed.emit(self.key, self.gen, str(err))
+        except Exception:
+            self.signals.failed.emit(self.key, self.gen, traceback.format_exc())
+        else:
+            self.signals.finished.emit(self.key, self.gen, path)
+        finally:
+            self.done.set()
+
+
 class JobRunner(QObject):
     """Schedules detector runs per lane on its own thread pool (see the module docstring)."""
 
@@ -329,6 +365,8 @@ class JobRunner(QObject):
     batch_finished = Signal(bool)
     warmup_ready = Signal(object, object)  # key, BenchmarkWarmup (the newest request's only)
     warmup_failed = Signal(object, str)  # key, message
+    path_ready = Signal(object, object)  # key, PenaltyPath (the newest request's only)
+    path_failed = Signal(object, str)  # key, message
 
     def __init__(self, parent: QObject | None = None, debounce_ms: int = 80,
                  max_threads: int | None = None, cache_size: int = 64,
@@ -350,6 +388,8 @@ class JobRunner(QObject):
         self._batch: BatchJob | None = None
         self._warmup: WarmupJob | None = None
         self._warmup_gen = 0
+        self._path: PathJob | None = None
+        self._path_gen = 0
         # warm-up analyses wait for their worker in a thread of their own, so a long one never
         # holds a thread the detectors' overlays need
         self.warmup_pool = QThreadPool(self)
@@ -456,8 +496,58 @@ class JobRunner(QObject):
         self._warmup = None
         return True
 
+    # ----------------------------------------------------------------- penalty path
+    def request_path(self, key: Hashable, series: Series, method: str, params: dict) -> int:
+        """Compute the CROPS penalty path of ``method`` on ``series`` off the GUI thread; a new
+        request supersedes the previous one, and :attr:`path_ready` ``(key, path)`` comes for the
+        newest only. Returns the request's generation."""
+        self.cancel_path()
+        if self.closed:
+            return self._path_gen
+        job = PathJob(key, self._path_gen, series, method, params, RunContext())
+        job.signals.finished.connect(self._on_path_finished)
+        job.signals.failed.connect(self._on_path_failed)
+        job.signals.cancelled.connect(self._on_path_cancelled)
+        self._path = job
+        self.pool.start(job)
+        return self._path_gen
+
+    def cancel_path(self) -> None:
+        """Drop the penalty path under way (its answer will not be emitted)."""
+        self._path_gen += 1
+        job, self._path = self._path, None
+        if job is not None:
+            job.ctx.cancel()
+            if not self.pool.tryTake(job):
+                self._retired.append(job)
+
+    def _path_ended(self, gen: int) -> bool:
+        if gen != self._path_gen:
+            return False
+        if self._path is not None:
+            self._retired.append(self._path)
+        self._path = None
+        return True
+
+    @Slot(object, int, object)
+    def _on_path_finished(self, key: object, gen: int, path: object) -> None:
+        if self._path_ended(gen) and not self.closed:
+            self.path_ready.emit(key, path)
+        self._check_idle()
+
+    @Slot(object, int, str)
+    def _on_path_failed(self, key: object, gen: int, text: str) -> None:
+        if self._path_ended(gen) and not self.closed:
+            self.path_failed.emit(key, text)
+        self._check_idle()
+
+    @Slot(object, int)
+    def _on_path_cancelled(self, key: object, gen: int) -> None:
+        self._path_ended(gen)
+        self._check_idle()
+
     def cancel_all(self) -> None:
-        """Cancel every lane, any batch and the warm-up analysis."""
+        """Cancel every lane, any batch, the warm-up analysis and the penalty path."""
         self._timer.stop()
         self._pending.clear()
         self._next.clear()
@@ -468,6 +558,8 @@ class JobRunner(QObject):
             self._batch.ctx.cancel()
         if self._warmup is not None:
             self.cancel_warmup()
+        if self._path is not None:
+            self.cancel_path()
         self._check_idle()
 
     def shutdown(self, timeout_ms: int = 2000) -> bool:
@@ -480,7 +572,7 @@ class JobRunner(QObject):
 
     def is_busy(self) -> bool:
         return bool(self._running or self._pending or self._next or self._batch is not None
-                    or self._warmup is not None)
+                    or self._warmup is not None or self._path is not None)
 
     def in_flight(self, lane: Lane, params: Params) -> bool:
         """Whether ``lane`` already computes (or waits to compute) with ``params``: asking again

@@ -24,6 +24,7 @@ from .dataset_panel import DatasetPanel
 from .explorer_controls import ExplorerControls
 from .explorer_display import ExplorerDisplay
 from .explorer_files import ExplorerFiles
+from .explorer_penalty import ExplorerPenaltyPath
 from .jobs import JobRunner, shared_processes
 from .geometry import clamp_to_screen, default_geometry
 from .help_dialogs import show_about, show_shortcuts
@@ -62,7 +63,7 @@ def swatch(color: str) -> QIcon:
     return QIcon(pix)
 
 
-class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
+class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenaltyPath, QMainWindow):
     """Dataset panel | plot with overlays and tracks | methods and parameters."""
 
     overlay_updated = Signal(str)  # method name, after its result was drawn
@@ -108,6 +109,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.setGeometry(default_geometry(self._available_geometry()))
         self._build_plots()
         self._build_docks()
+        self._build_penalty_dock()
         self._build_status_bar()
         self._build_menus()
         self._connect_runner()
@@ -364,6 +366,10 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         r = mb.addMenu("&Run")
         self._action(r, "Run enabled methods on &all series", self.run_on_all, "Ctrl+R")
         self._action(r, "&Cancel running jobs", self.cancel_jobs, "Esc")
+        if self.penalty_panel is not None:
+            self._action(r, "&Penalty path…", lambda: self.show_penalty_path(), "Ctrl+Shift+P",
+                         "every segmentation of op/pelt over a range of penalties; a click "
+                         "chooses one for the lane")
         self._action(r, "&Evaluate…", self.open_evaluation, "Ctrl+Shift+E",  # evaluation view hook
                      "compare onset methods with a truth on the loaded series")
         s = mb.addMenu("&Settings")

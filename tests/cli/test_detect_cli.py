@@ -23,7 +23,8 @@ def test_detect_csv(data, capsys):
     assert rc == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert list(rows[0].keys()) == ["series_id", "method", "steady_index", "change_points",
-                                    "runtime_ms", "benchmark", "execution"]
+                                    "runtime_ms", "benchmark", "execution", "strengths",
+                                    "strength_label"]
     got = {(r["series_id"], r["steady_index"], r["change_points"]) for r in rows}
     assert got == {("a", "1", "1"), ("b/fork0", "4", "4"), ("b/fork1", "-1", "")}
 

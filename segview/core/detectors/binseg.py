@@ -28,6 +28,7 @@ from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
 from .partition import COMMON_PARAMS, auto_min_size, partition_presets, prepare_values
+from ._strength import LABEL as STRENGTH_LABEL, cost_decrease
 
 if TYPE_CHECKING:
     from . import _partition_kernels as _pk
@@ -239,8 +240,10 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     elif params["max_bkps"] is not None and len(cps) >= params["max_bkps"]:
         notes += (f"stopped at max_bkps={params['max_bkps']} change points; more splits may "
                   "pass the penalty",)
-    return DetectionResult("binseg", params, np.asarray(cps, dtype=np.int64), tracks=(track,),
-                           stats=stats, notes=notes)
+    cps_arr = np.asarray(cps, dtype=np.int64)
+    strengths = cost_decrease(y, cps_arr, params["cost"], params["var_offset"])
+    return DetectionResult("binseg", params, cps_arr, tracks=(track,), stats=stats, notes=notes,
+                           strengths=strengths, strength_label=STRENGTH_LABEL)
 
 
 BINSEG_PARAMS: tuple[ParamSpec, ...] = tuple(p for p in COMMON_PARAMS if p.name != "tie") + (

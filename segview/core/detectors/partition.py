@@ -51,6 +51,7 @@ from ..result import DetectionResult
 from . import _costs
 from .fpop import SEARCH_PARAM, fpop_l2, use_fpop
 from ._scale import SCALE_MODES, scale_values
+from ._strength import LABEL as STRENGTH_LABEL, cost_decrease
 
 if TYPE_CHECKING:
     from . import _partition_kernels as _pk
@@ -344,7 +345,9 @@ def _result(name: str, y: NDArray[np.float64], params: Params, part: Partition,
     notes = (*notes, *part.notes)
     if part.mbic:
         notes = (*notes, "MBIC: ln(segment length) added to each segment's cost")
-    return DetectionResult(name, params, part.change_points, stats=stats, notes=notes)
+    strengths = cost_decrease(y, part.change_points, params["cost"], params["var_offset"])
+    return DetectionResult(name, params, part.change_points, stats=stats, notes=notes,
+                           strengths=strengths, strength_label=STRENGTH_LABEL)
 
 
 def noise_variance(y: NDArray[np.float64]) -> float:

@@ -1,10 +1,13 @@
 """The detections table written by ``segview detect`` and the explorer's CSV export.
 
-Columns ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution``:
+Columns ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution,strengths,
+strength_label``:
 ``steady_index`` is -1 for "never steady" (blank for change-point detectors) and ``change_points`` is
 ``;``-separated; ``benchmark`` and ``execution`` name the benchmark the series belongs to and its
 process execution (:mod:`segview.core.benchmark`; a series without benchmark metadata is its own
-benchmark, execution 0). They come last, so readers that go by position keep working; segview's
+benchmark, execution 0). ``strengths`` is ``;``-separated like ``change_points``, one number per change
+point (6 significant digits), blank when the method gives none; ``strength_label`` says what they
+are (``docs/strengths.md``). These columns come last, so readers that go by position keep working; segview's
 own readers go by header. Both front ends write through here so their files compare line by line.
 
 Change-point index conventions (:data:`CP_INDEX`): ``segview`` (default) writes the 0-based index of
@@ -24,7 +27,7 @@ from typing import Any
 from . import safecsv
 
 CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms", "benchmark",
-               "execution")
+               "execution", "strengths", "strength_label")
 #: Names of the change-point index conventions (module docstring).
 CP_INDEX = ("segview", "tcpdbench")
 
@@ -58,12 +61,38 @@ def convert_cps(change_points: Iterable[int], n_obs: int, cp_index: str,
     raise ValueError(f"unknown change-point index convention {cp_index!r}")
 
 
+def convert_with_strengths(change_points: Sequence[int], strengths: Sequence[float] | None,
+                           n_obs: int, cp_index: str, method: str | None = None
+                           ) -> tuple[list[int], list[float] | None]:
+    """:func:`convert_cps` keeping each change point's strength beside it (a change point that the
+    convention drops loses its strength; of two that become one location the first is kept)."""
+    cps = convert_cps(change_points, n_obs, cp_index, method)
+    if strengths is None:
+        return cps, None
+    if cp_index == "segview":
+        return cps, [float(v) for v in strengths]
+    off = TCPDBENCH_OFFSET.get(str(method).lower(), 1) if method is not None else 1
+    first: dict[int, float] = {}
+    for c, v in zip(change_points, strengths):
+        first.setdefault(int(c) - off, float(v))
+    return cps, [first[c] for c in cps]
+
+
+def format_strengths(strengths: Iterable[float] | None) -> str:
+    """The ``strengths`` cell: ``;``-separated, 6 significant digits; blank for None."""
+    if strengths is None:
+        return ""
+    return ";".join(f"{float(v):.6g}" for v in strengths)
+
+
 def detection_row(series_id: str, method: str, produces: str, steady_start: int | None,
                   change_points: Sequence[int] | Iterable[int], runtime_ms: float,
-                  benchmark: str | None = None, execution: int = 0) -> dict[str, Any]:
+                  benchmark: str | None = None, execution: int = 0,
+                  strengths: Iterable[float] | None = None, strength_label: str = ""
+                  ) -> dict[str, Any]:
     """One table row; the ``None`` onset becomes -1 (onset detectors) or blank (others).
     ``benchmark`` defaults to the series id (a series without benchmark metadata); see
-    :func:`benchmark_columns` for a series' own."""
+    :func:`benchmark_columns` for a series' own. ``strengths``: one per change point or None."""
     if steady_start is None:
         steady: int | str = -1 if produces == "onset" else ""
     else:
@@ -72,7 +101,8 @@ def detection_row(series_id: str, method: str, produces: str, steady_start: int 
             "change_points": ";".join(str(int(c)) for c in change_points),
             "runtime_ms": round(float(runtime_ms), 3),
             "benchmark": series_id if benchmark is None else benchmark,
-            "execution": int(execution)}
+            "execution": int(execution), "strengths": format_strengths(strengths),
+            "strength_label": strength_label if strengths is not None else ""}
 
 
 def benchmark_columns(series: Any) -> dict[str, Any]:

@@ -5,7 +5,9 @@ ticks are one item) and its steady-state onset as a bar from the onset to the en
 detector's name in its colour at the lane's start (on the lanes' left axis, so the name never
 covers a tick). Dense results stay ticks in an 18-px row instead of
 full-height walls over the series; the main plot draws full-height lines only for the focused (or
-hovered) method. A glance down a column of lanes shows where the methods agree; the judges'
+hovered) method. A change point's tick is as tall as its strength (``DetectionResult.strengths``,
+:func:`tick_fractions`), full height for methods without one; hovering a tick shows its position
+and strength. A glance down a column of lanes shows where the methods agree; the judges'
 reference onset is a dotted line across all lanes.
 """
 from __future__ import annotations
@@ -27,6 +29,25 @@ def short_label(label: str) -> str:
     return label.split(" (", 1)[0].strip() or label
 
 
+def tick_fractions(strengths: Sequence[float] | None) -> np.ndarray | None:
+    """Height of each change point's tick as a fraction of the full tick (None: all full).
+
+    Strengths in [0, 1] (probabilities, confidences) map as they are; larger ones (a cost
+    decrease) relative to the lane's strongest change point. Every tick keeps at least 15 % so
+    a weak change point stays visible."""
+    if strengths is None:
+        return None
+    s = np.clip(np.nan_to_num(np.asarray(strengths, dtype=np.float64), nan=0.0), 0.0, None)
+    if s.size == 0:
+        return s
+    top = max(float(s.max()), 1.0)
+    return 0.15 + 0.85 * (s / top)
+
+
+def strength_text(value: float) -> str:
+    return f"{value:.3g}"
+
+
 LANE_PX = 20  # height of one lane in pixels (logical)
 TICK = (0.12, 0.88)  # tick extent inside a lane (lane k spans k..k+1, top to bottom)
 BAR = (0.32, 0.68)
@@ -43,6 +64,8 @@ class Lane:
         self.row = 0
         self.visible = False
         self.cps: np.ndarray = np.empty(0)
+        self.strengths: np.ndarray | None = None  # one per change point, or None
+        self.strength_label = ""
         self.onset: float | None = None
         self.x_end = 0.0
         self.status = ""
@@ -67,9 +90,37 @@ class Lane:
         self.set_visible(False)
 
     # -- the drawing API of the explorer
-    def set_change_points(self, xs: Sequence[float], _y_span: object = None) -> None:
+    def set_change_points(self, xs: Sequence[float], _y_span: object = None,
+                          strengths: Sequence[float] | None = None,
+                          strength_label: str = "") -> None:
+        """Ticks at ``xs``; with ``strengths`` (one per change point) each tick's height shows
+        its strength (:func:`tick_fractions`) and hovering it shows the value."""
         self.cps = np.asarray(xs, dtype=np.float64)
+        if strengths is not None and len(strengths) != self.cps.size:
+            raise ValueError(f"{len(strengths)} strengths for {self.cps.size} change points")
+        self.strengths = None if strengths is None else np.asarray(strengths, dtype=np.float64)
+        self.strength_label = strength_label if strengths is not None else ""
         self._draw()
+
+    def tick_heights(self) -> np.ndarray:
+        """Each tick's drawn height in lane units (as in the tick curve's data)."""
+        frac = tick_fractions(self.strengths)
+        full = TICK[1] - TICK[0]
+        return np.full(self.cps.size, full) if frac is None else frac * full
+
+    def tooltip_at(self, x: float, tolerance: float) -> str:
+        """The hovered change point (within ``tolerance`` in x) and its strength, or ""."""
+        if not self.cps.size:
+            return ""
+        i = int(np.argmin(np.abs(self.cps - x)))
+        if abs(self.cps[i] - x) > tolerance:
+            return ""
+        text = f"{self.short}: change point at {self.cps[i]:g}"
+        if self.strengths is not None:
+            text += f"\nstrength {strength_text(self.strengths[i])}"
+            if self.strength_label:
+                text += f" ({self.strength_label})"
+        return text
 
     def set_onset(self, x_onset: float | None, x_end: float) -> None:
         self.onset = None if x_onset is None else float(x_onset)
@@ -91,6 +142,8 @@ class Lane:
 
     def clear(self) -> None:
         self.cps = np.empty(0)
+        self.strengths = None
+        self.strength_label = ""
         self.onset = None
         self.status = ""
         self._draw()
@@ -115,7 +168,9 @@ class Lane:
         k = self.row
         xs = self.cps
         if xs.size:
-            self.ticks.setData(np.repeat(xs, 2), np.tile([k + TICK[0], k + TICK[1]], xs.size))
+            bottom = np.full(xs.size, k + TICK[1])  # y grows downwards: ticks rise from the bottom
+            ys = np.column_stack([bottom - self.tick_heights(), bottom]).ravel()
+            self.ticks.setData(np.repeat(xs, 2), ys)
         else:
             self.ticks.setData([], [])
         if self.onset is None:
@@ -234,6 +289,7 @@ class MethodLanes:
 
     def scene_moved(self, scene_pos: object) -> None:
         name = self.lane_at(scene_pos)
+        self._update_tooltip(name, scene_pos)
         if name != self._hovered:
             self._hovered = name
             if self.on_hover is not None:
@@ -244,6 +300,16 @@ class MethodLanes:
         if name is not None and self.on_click is not None and \
                 ev.button() == Qt.MouseButton.LeftButton:
             self.on_click(name)
+
+    def _update_tooltip(self, name: str | None, scene_pos: object) -> None:
+        """The hovered tick's position and strength as the lanes' tooltip (6 px either side)."""
+        text = ""
+        if name is not None:
+            vb = self.plot.vb
+            x = vb.mapSceneToView(scene_pos).x()
+            text = self.lanes[name].tooltip_at(x, 6.0 * vb.viewPixelSize()[0])
+        if text != self.plot.vb.toolTip():
+            self.plot.vb.setToolTip(text)
 
     def _on_resized(self) -> None:
         self.axis.update_names()
