@@ -19,7 +19,7 @@ def _warn(name: str, n: int, **params):
     return cost_warning(spec, n, spec.coerce(params))
 
 
-def test_point10_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
+def test_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
     # the span table's order-0 minimum is 10 samples (min_span 10): 200 samples hold 20 pieces
     assert autoparm_max_breaks(200, registry.get("autoparm").defaults()) == 19
     note = _warn("autoparm", 3000, n_breaks=100000)
