@@ -216,28 +216,30 @@ def _session_with_hostile_names(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["csv", "tcpd"])
 def test_exports_escape_formulas_and_read_back_exactly(tmp_path, fmt):
-    from segview.core.annotation.export import export_session, judgments_table
+    from segview.core.export import export_session, judgments_table
 
     store, s, series = _session_with_hostile_names(tmp_path)
     out = export_session(s, tmp_path / "out", fmt)
     for f in out.rglob("*.csv"):
         for row in csv.reader(f.open(newline="", encoding="utf-8")):
             for cell in row:
-                assert not cell[:1] in ("=", "+", "@") and not (
+                assert cell[:1] not in ("=", "+", "@") and not (
                     cell[:1] == "-" and not cell.lstrip("-").replace(".", "").isdigit()), (f, cell)
     ds = segview.load(out)
     assert sorted(x.id for x in ds) == sorted(x.id for x in series)
     from segview.core.annotation.session import AnnotationSession
     back = AnnotationSession.create(store, "back", list(ds))
-    from segview.core.annotation.export import import_judgments
+    from segview.core.export import import_judgments
     import_judgments(back, out)
-    strip = lambda rows: sorted((r["series_id"], r["judge"], r["steady"], r["index"]) for r in rows)
+    def strip(rows):
+        return sorted((r["series_id"], r["judge"], r["steady"], r["index"]) for r in rows)
+
     assert strip(judgments_table(back)) == strip(judgments_table(s))
     store.close()
 
 
 def test_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
-    from segview.core.annotation import export as ex
+    from segview.core import export as ex
     from segview.core.errors import OutputError
 
     store, s, _ = _session_with_hostile_names(tmp_path)
@@ -256,7 +258,7 @@ def test_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
 
 def test_csv_escaping_is_a_bijection():
     from hypothesis import given, settings, strategies as st_
-    from segview.core.io.safecsv import escape_cell, unescape_cell
+    from segview.core.safecsv import escape_cell, unescape_cell
 
     @settings(max_examples=300, deadline=None)
     @given(st_.text(alphabet=st_.sampled_from(list("'=+-@\t\r a1.")), max_size=6))
