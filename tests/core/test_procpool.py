@@ -176,6 +176,9 @@ class _BrokenPool:
 
         raise BrokenProcessPool(self._broken)
 
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
 
 def test_submit_replaces_a_pool_found_broken_and_never_loses_a_slot(monkeypatch):
     from concurrent.futures.process import BrokenProcessPool

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
