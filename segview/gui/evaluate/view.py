@@ -315,8 +315,8 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
     @Slot(object, float, str)
     def _on_job_progress(self, _tag: object, fraction: float, message: str) -> None:
         self.panel.progress.setRange(0, 1000)
-        self.panel.progress.setValue(int(1000 * fraction))
-        self.panel.progress.setFormat(message)
+        self.panel.progress.setFormat(message)  # "done/total runs"
+        self.panel.progress.setValue(int(round(1000 * fraction)))
 
     @Slot(object, object)
     def _on_job_finished(self, _tag: object, outcome: EvaluationOutcome) -> None:
