@@ -10,6 +10,9 @@ Public API (imported lazily, never loads Qt)::
     segview.load(path)            # file or folder -> Dataset of Series
     segview.aggregate(...)        # judges' labels -> ground truth (annotation issue)
     segview.SteadyStateMonitor()  # KB-KSSD fed one measurement at a time (segview.stream)
+
+Acronyms (KB-KSSD, CP-SSD, nRSS, PMNF, JAGT, MDL, FPOP, PELT, CROPS, MBIC, BOCPD) are spelled out,
+each with the module that implements it, in ``docs/glossary.md``.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from ..core.io import safecsv
+from ..core import safecsv
 from ..core import atomic
 from ..core.annotation import agreement
 import sys

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..core.benchmark import group, rollup, warmup_count
-from ..core.io import safecsv
+from ..core import safecsv
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult

@@ -46,7 +46,7 @@ def _g(v: float | None) -> str:
     return "-" if v is None else f"{v:.4g}"
 
 
-def format_comparison(comp) -> str:  # type: ignore[no-untyped-def]
+def format_comparison(comp) -> str:
     head = ["benchmark", "before", "after", "ratio after/before [CI]", "verdict"]
     table = []
     for b in comp.benchmarks:

@@ -30,16 +30,12 @@ from ..core.evaluation import report as rep
 from ..core.evaluation.batch import MethodSpec, run_batch
 from ..core.evaluation.evaluate import evaluate_onsets, score_change_points
 from ..core.evaluation.tables import Predictions, read_cp_truth, read_predictions, read_truth
-from ..core.diskmemo import user_cache_dir
+from ..core.evaluation.cache import default_cache_dir
 from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps
 from .loading import add_columns_option, load_series
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
-
-
-def default_cache_dir() -> Path:
-    return user_cache_dir() / "results"
 
 
 def add_batch_options(p: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from ..core.annotation import export as ex
+from ..core import export as ex
 from ..core.annotation.aggregate import RULES, TIE_POLICIES
 from ..core.annotation.session import AnnotationSession
 from ..core.annotation.store import PROTOCOLS, Store

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..core import atomic
-from ..core.io import safecsv
+from ..core import safecsv
 from ..core import registry
 from ..core.errors import DataFormatError, ParameterError
 from ..core.evaluation import tune as tn

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
                                         f"{args.columns!r}")
     sites = []
     for path in args.logs:
-        log = wl.read_log(path, columns, args.max_runtime)  # type: ignore[arg-type]
+        log = wl.read_log(path, columns, args.max_runtime)  # type: ignore[arg-type]  # columns is None or the checked 3-tuple parsed above
         t, w = wl.workload(log, args.step)
         sites.append((Path(path).stem, log, t, w))
     if args.out:
@@ -72,15 +72,15 @@ def run(args: argparse.Namespace) -> int:
                                     "t0": float(t[0])}
         if not args.no_segment:
             entry.update(_segment(name, t, w, args.max_order))
-            per_site[name] = [float(b) for b in entry["breakpoints"]]  # type: ignore[union-attr]
-        report["sites"].append(entry)  # type: ignore[union-attr]
+            per_site[name] = [float(b) for b in entry["breakpoints"]]  # type: ignore[union-attr]  # report and entry are built in this function with these keys
+        report["sites"].append(entry)  # type: ignore[union-attr]  # report and entry are built in this function with these keys
     if not args.no_segment and len(sites) > 1:
         report["global"] = wl.cluster_sites(per_site, args.cutoff)
     if args.json:
         json.dump(report, sys.stdout, indent=1)
         print()
         return 0
-    for entry in report["sites"]:  # type: ignore[union-attr]
+    for entry in report["sites"]:  # type: ignore[union-attr]  # report and entry are built in this function with these keys
         line = (f"{entry['site']}: {entry['jobs']} jobs ({entry['dropped']} dropped), "
                 f"{entry['points']} points")
         if "breakpoints" in entry:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                      f"{entry['breakpoints']}, orders {entry['orders']}, "
                      f"code length {entry['code_length']:.2f}")
         print(line)
-    for c in report.get("global", []):  # type: ignore[union-attr]
+    for c in report.get("global", []):  # type: ignore[union-attr]  # report and entry are built in this function with these keys
         print(f"global breakpoint at step {c['position']:g} (spread {c['min']:g}-{c['max']:g}): "
               f"{', '.join(c['sites'])}")
     if args.out:

@@ -186,7 +186,7 @@ def sweep_stale(folder: str | os.PathLike[str], name: str, kind: str) -> list[Pa
     never stops a write."""
     tail = re.escape(Path(name).suffix) if kind == "tmp" else ""
     pattern = re.compile(rf"^\.{re.escape(name)}\.{re.escape(kind)}-(\d+)-[0-9a-f]+{tail}$")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:

@@ -177,7 +177,7 @@ class Benchmark:
     def __len__(self) -> int:
         return len(self.executions)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         return iter(self.executions)
 
     @property

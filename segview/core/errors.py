@@ -98,7 +98,19 @@ class Cancelled(RecoverableError):
         super().__init__(f"{what} cancelled")
 
 
-class DatabaseFileGoneError(RecoverableError):
+class StoreError(RecoverableError):
+    """The annotation database could not do what was asked: it cannot be opened or read, it is
+    read-only, the disk is full, the server went away, the file is damaged. Nothing of the failed
+    transaction is kept; what was committed before stays. The store raises this (never a database
+    library's own exception), so callers outside it need not know which library it uses."""
+
+
+class StoreConflictError(StoreError):
+    """A write broke one of the database's uniqueness rules, typically because another window or
+    machine created the same row at the same moment; nothing of the transaction is kept."""
+
+
+class DatabaseFileGoneError(StoreError):
     """The SQLite file of an open annotation store was deleted, moved away or replaced by another
     file since it was opened: nothing is written (it would go into a file no one can open again).
 

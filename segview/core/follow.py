@@ -45,13 +45,13 @@ _LITERAL_VALUES = {"true": True, "false": False, "null": None, "NaN": math.nan,
 
 
 
-class PartialList(list):  # type: ignore[type-arg]
+class PartialList(list):
     """A JSON array read from a possibly unfinished file; ``closed`` once its ``]`` was read."""
 
     closed = False
 
 
-class PartialDict(dict):  # type: ignore[type-arg]
+class PartialDict(dict):
     """A JSON object read from a possibly unfinished file; ``closed`` once its ``}`` was read."""
 
     closed = False

@@ -34,7 +34,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ def configure() -> None:
                 os.environ["NUMBA_THREADING_LAYER"] = THREADING_LAYER
             import sys
 
-            config = sys.modules.get("numba.core.config")
+            config: Any = sys.modules.get("numba.core.config")  # a module numba fills at import
             if config is not None:  # numba imported before us: its config read the old environment
                 config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
                 config.THREADING_LAYER = os.environ["NUMBA_THREADING_LAYER"]

@@ -82,5 +82,5 @@ def lazy_njit(**options: Any) -> Callable[[F], F]:
     """``numba.njit(**options)`` applied at the first call (Python callers only: another jitted
     function cannot call the stand-in; put such kernels in a ``_*_kernels`` module)."""
     def wrap(func: F) -> F:
-        return _LazyJit(func, options)  # type: ignore[return-value]
+        return _LazyJit(func, options)  # type: ignore[return-value]  # the stand-in compiles on first call and then behaves as the kernel F
     return wrap

@@ -25,17 +25,20 @@ from typing import Any
 from .registry import STEPS_PER_SECOND, Cost, gib
 
 __all__ = ["cost_warning", "estimate", "MEMORY_LIMIT", "WORK_LIMIT", "TIME_LIMIT",
-           "autoparm_max_breaks"]
+           "length_limit"]
 
 MEMORY_LIMIT = 2 * 2**30  # bytes of one detector run before a warning
 WORK_LIMIT = 6e9  # elementary steps (~1 minute at 1e8 steps/s)
 TIME_LIMIT = WORK_LIMIT / STEPS_PER_SECOND  # seconds of one core (60)
 
 
-def autoparm_max_breaks(n: int, params: Mapping[str, Any]) -> int:
-    """The most breakpoints a series of ``n`` samples admits (see the autoparm module)."""
-    from .detectors.autoparm import max_breaks
-    return max_breaks(n, params)
+def length_limit(spec: Any, n: int, params: Mapping[str, Any], name: str) -> float | None:
+    """The largest value parameter ``name`` of ``spec`` admits on ``n`` samples, as the detector
+    declares it (``DetectorSpec.length_limits``), or None when it declares no such bound."""
+    fn = getattr(spec, "length_limits", None)
+    if fn is None:
+        return None
+    return fn(int(n), params).get(name)
 
 
 def estimate(spec: Any, n: int, params: Mapping[str, Any]) -> tuple[Cost, ...]:

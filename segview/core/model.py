@@ -192,12 +192,13 @@ class Series:
         return self.x if self.x is not None else np.arange(len(self), dtype=np.float64)
 
 
-# slot setters of the frozen Series (what object.__setattr__ does, without its lookup per call)
-_set_values = Series.values.__set__  # type: ignore[attr-defined]
-_set_dims = Series.dims.__set__  # type: ignore[attr-defined]
-_set_x = Series.x.__set__  # type: ignore[attr-defined]
-_set_id = Series.id.__set__  # type: ignore[attr-defined]
-_set_metadata = Series.metadata.__set__  # type: ignore[attr-defined]
+# slot setters of the frozen Series (what object.__setattr__ does, without its lookup per call);
+# read with getattr: type checkers see the fields' types on the class, not their slot descriptors
+_set_values = getattr(Series, "values").__set__
+_set_dims = getattr(Series, "dims").__set__
+_set_x = getattr(Series, "x").__set__
+_set_id = getattr(Series, "id").__set__
+_set_metadata = getattr(Series, "metadata").__set__
 
 
 def needs_one_dimension_message(series: Series, method: str | None = None) -> str:

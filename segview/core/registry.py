@@ -93,6 +93,9 @@ class DetectorSpec:
             reads only these declarations to warn before minutes or gigabytes.
         cost_warning: a plug-in's older free-form ``(n, params) -> str | None`` estimate, read
             when ``cost`` is not given.
+        length_limits: ``(n, params) -> {parameter: largest value}`` for parameters whose upper
+            bound depends on the series length (Auto-PARM's ``n_breaks``); read by
+            :func:`segview.core.limits.length_limit`, so no core module reaches into a detector.
     """
 
     name: str
@@ -111,6 +114,7 @@ class DetectorSpec:
     presets: tuple[Preset, ...] = ()
     cost_warning: Callable[[int, Params], str | None] | None = None
     cost: CostFn | None = None
+    length_limits: Callable[[int, Params], Mapping[str, float]] | None = None
     enabled_by_default: bool = True
 
     def coerce(self, raw: Mapping[str, Any] | None = None, preset: str | None = None) -> Params:

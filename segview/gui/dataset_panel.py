@@ -173,7 +173,7 @@ class SeriesTableModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, parent.row() + 1)
 
-    def parent(self,  # type: ignore[override]
+    def parent(self,  # type: ignore[override]  # QAbstractItemModel.parent is overloaded (parent() -> QObject); the model implements the index overload
                index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
         if not index.isValid() or index.internalId() == TOP:
             return QModelIndex()

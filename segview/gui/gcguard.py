@@ -82,5 +82,5 @@ def pin_none_refcount() -> bool:
     if getattr(pin_none_refcount, "done", False):
         return True
     ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
-    pin_none_refcount.done = True  # type: ignore[attr-defined]
+    pin_none_refcount.done = True  # type: ignore[attr-defined]  # a function attribute marks that the pin is done (once per process)
     return True

@@ -10,13 +10,14 @@ one running job and one waiting request; the newest request wins:
 2. Dispatching increments the lane's generation. A running job of that lane gets its cancel token set
    (or is taken back from the queue with ``tryTake``) and the request waits until it ends.
 3. A :class:`DetectJob` gets only immutable inputs (read-only arrays, frozen ``Params``, generation,
-   ``RunContext``) and reports through its :class:`WorkerSignals`; it catches every exception.
+   ``RunContext``); like every background job it is a :class:`~.runnable.Job`, which reports
+   through :class:`~.runnable.JobSignals` and catches every exception.
 4. The ``@Slot`` receivers on the runner (GUI thread) drop results whose generation is no longer the
    lane's, store returned ``prepare`` state in an LRU cache (GUI thread only, so no locks) and emit
    :attr:`JobRunner.result_ready`.
 
 Where the detector runs: segview's own detectors run in worker processes of a
-:class:`~segview.core.procpool.ProcessRunner` (one per application, see :func:`shared_processes`)
+:class:`~segview.core.workers.runner.ProcessRunner` (one per application, see :func:`shared_processes`)
 and the runnable only waits for the answer, so a detector's Python code never competes with the
 GUI thread for the GIL. A cheap decide step whose ``prepare`` state is already cached here (a
 threshold slider) runs in the runnable itself, on the cached state; so do detectors a worker
@@ -32,7 +33,6 @@ import logging
 import os
 import threading
 import time
-import traceback
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Collection, Hashable, Iterator, Sequence
@@ -44,7 +44,8 @@ from ..core.api import run_spec
 from ..core.context import RunContext
 from ..core.errors import Cancelled, RecoverableError
 from ..core.evaluation.batch import eta_seconds, format_eta
-from ..core.procpool import DetectorBug, ProcessRunner, compute, runs_in_worker, unpack
+from ..core.workers.runner import DetectorBug, ProcessRunner, compute, runs_in_worker, unpack
+from .runnable import Job
 from ..core.model import Series
 from ..core.params import Params
 from ..core.registry import DetectorSpec
@@ -129,61 +130,29 @@ class PrepareCache:
         return len(self._data)
 
 
-class WorkerSignals(QObject):
-    """Signals of one runnable (a QRunnable is not a QObject and cannot emit)."""
-
-    finished = Signal(object, int, object, object, object)  # lane, gen, result, cache key, state
-    failed = Signal(object, int, str, bool)  # lane, gen, message, recoverable
-    cancelled = Signal(object, int)
-    progress = Signal(object, int, float, str)
-
-
-class DetectJob(QRunnable):
-    """Run one detector on one series; emits exactly one of finished / failed / cancelled."""
+class DetectJob(Job):
+    """Run one detector on one series (tag ``(lane, gen)``; result ``(result, cache key, prepare
+    state or None)``)."""
 
     def __init__(self, lane: Lane, gen: int, req: Request, ctx: RunContext,
                  cache_key: Hashable, prepared: object | None,
                  remote: ProcessRunner | None = None) -> None:
-        super().__init__()
-        self.setAutoDelete(False)  # the runner keeps the Python reference until run() returned
-        self.lane, self.gen, self.req, self.ctx = lane, gen, req, ctx
+        super().__init__((lane, gen), ctx)
+        self.lane, self.gen, self.req = lane, gen, req
         self.cache_key, self.prepared = cache_key, prepared
         self.remote = remote
-        self.signals = WorkerSignals()
-        self.done = threading.Event()
-        self.ctx.on_progress = self._report
+        self.ctx.on_progress = self.report
 
-    def _report(self, fraction: float, message: str) -> None:
-        self.signals.progress.emit(self.lane, self.gen, fraction, message)
-
-    def run(self) -> None:  # worker thread
-        try:
-            self._run()
-        finally:
-            self.done.set()
-
-    def _run(self) -> None:
-        try:
-            result, state = self._compute()
-        except Cancelled:
-            self.signals.cancelled.emit(self.lane, self.gen)
-        except RecoverableError as err:
-            self.signals.failed.emit(self.lane, self.gen, str(err), True)
-        except DetectorBug as err:  # raised in a worker process; carries its traceback
-            self.signals.failed.emit(self.lane, self.gen, str(err), False)
-        except Exception:  # a bug in a detector: report it, keep the app alive
-            self.signals.failed.emit(self.lane, self.gen, traceback.format_exc(), False)
-        else:
-            self.signals.finished.emit(self.lane, self.gen, result, self.cache_key, state)
-
-    def _compute(self) -> tuple[object, object | None]:
+    def compute(self) -> tuple[object, Hashable, object | None]:
         spec, series, params = self.req.spec, self.req.series, self.req.params
         self.ctx.check()
         cheap_here = self.prepared is not None and not spec.slow  # decide step on cached state
         if self.remote is None or cheap_here:
-            return compute(spec, series, params, self.ctx, self.prepared)
-        call = self.remote.submit(spec, series, params, self.prepared)
-        return unpack(call.wait(lambda: self.ctx.cancelled, self._report))
+            result, state = compute(spec, series, params, self.ctx, self.prepared)
+        else:
+            call = self.remote.submit(spec, series, params, self.prepared)
+            result, state = unpack(call.wait(lambda: self.ctx.cancelled, self.report))
+        return result, self.cache_key, state
 
 
 class BatchSignals(QObject):
@@ -264,55 +233,32 @@ class BatchJob(QRunnable):
         return s, spec, params, out
 
 
-class WarmupSignals(QObject):
-    finished = Signal(object, int, object)  # key, gen, BenchmarkWarmup
-    failed = Signal(object, int, str)  # key, gen, message
-    cancelled = Signal(object, int)
-
-
 def analyse_benchmark_job(benchmark: object, method: str, params: dict) -> object:
     """What a :class:`WarmupJob` runs (in a worker process, or in its thread): the core's
     :func:`~segview.core.warmup.analyse_benchmark`, nothing else."""
     from ..core.warmup import analyse_benchmark
 
-    return analyse_benchmark(benchmark, method, **params)  # type: ignore[arg-type]
+    return analyse_benchmark(benchmark, method, **params)  # type: ignore[arg-type]  # the parameters come from the method's own ParamSpecs (checked by analyse_benchmark)
 
 
-class WarmupJob(QRunnable):
-    """A benchmark's warm-up analysis (issue 27): emits exactly one of finished / failed /
-    cancelled. Runs in a worker process when there is one; a cancelled job's answer is dropped
-    (the worker finishes the analysis it started: one benchmark, seconds at most)."""
+class WarmupJob(Job):
+    """A benchmark's warm-up analysis (issue 27; tag ``(key, gen)``, result a BenchmarkWarmup).
+    Runs in a worker process when there is one; a cancelled job's answer is dropped (the worker
+    finishes the analysis it started: one benchmark, seconds at most)."""
 
     def __init__(self, key: Hashable, gen: int, benchmark: object, method: str, params: dict,
                  ctx: RunContext, remote: ProcessRunner | None = None) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
+        super().__init__((key, gen), ctx)
         self.key, self.gen, self.benchmark, self.method = key, gen, benchmark, method
-        self.params, self.ctx, self.remote = dict(params), ctx, remote
-        self.signals = WarmupSignals()
-        self.done = threading.Event()
+        self.params, self.remote = dict(params), remote
 
-    def run(self) -> None:  # worker thread
-        try:
-            self.ctx.check()
-            if self.remote is None:
-                result = analyse_benchmark_job(self.benchmark, self.method, self.params)
-            else:
-                call = self.remote.submit_call(analyse_benchmark_job, self.benchmark, self.method,
-                                               self.params)
-                result = unpack(call.wait(lambda: self.ctx.cancelled))[0]
-        except Cancelled:
-            self.signals.cancelled.emit(self.key, self.gen)
-        except RecoverableError as err:
-            self.signals.failed.emit(self.key, self.gen, str(err))
-        except DetectorBug as err:
-            self.signals.failed.emit(self.key, self.gen, str(err))
-        except Exception:
-            self.signals.failed.emit(self.key, self.gen, traceback.format_exc())
-        else:
-            self.signals.finished.emit(self.key, self.gen, result)
-        finally:
-            self.done.set()
+    def compute(self) -> object:
+        self.ctx.check()
+        if self.remote is None:
+            return analyse_benchmark_job(self.benchmark, self.method, self.params)
+        call = self.remote.submit_call(analyse_benchmark_job, self.benchmark, self.method,
+                                       self.params)
+        return unpack(call.wait(lambda: self.ctx.cancelled))[0]
 
 
 class PathSignals(QObject):
@@ -470,21 +416,23 @@ class JobRunner(QObject):
             if not self.warmup_pool.tryTake(job):
                 self._retired.append(job)
 
-    @Slot(object, int, object)
-    def _on_warmup_finished(self, key: object, gen: int, result: object) -> None:
+    @Slot(object, object)
+    def _on_warmup_finished(self, tag: tuple[object, int], result: object) -> None:
+        key, gen = tag
         if self._warmup_ended(gen) and not self.closed:
             self.warmup_ready.emit(key, result)
         self._check_idle()
 
-    @Slot(object, int, str)
-    def _on_warmup_failed(self, key: object, gen: int, text: str) -> None:
+    @Slot(object, str, bool)
+    def _on_warmup_failed(self, tag: tuple[object, int], text: str, recoverable: bool) -> None:
+        key, gen = tag
         if self._warmup_ended(gen) and not self.closed:
             self.warmup_failed.emit(key, text)
         self._check_idle()
 
-    @Slot(object, int)
-    def _on_warmup_cancelled(self, key: object, gen: int) -> None:
-        self._warmup_ended(gen)
+    @Slot(object)
+    def _on_warmup_cancelled(self, tag: tuple[object, int]) -> None:
+        self._warmup_ended(tag[1])
         self._check_idle()
 
     def _warmup_ended(self, gen: int) -> bool:
@@ -677,9 +625,9 @@ class JobRunner(QObject):
         for lane, req in pending.items():
             self._dispatch(lane, req)
 
-    @Slot(object, int, object, object, object)
-    def _on_job_finished(self, lane: Lane, gen: int, result: object, key: object,
-                         state: object) -> None:
+    @Slot(object, object)
+    def _on_job_finished(self, tag: tuple[Lane, int], out: tuple[object, object, object]) -> None:
+        (lane, gen), (result, key, state) = tag, out
         if state is not None:
             self.cache.put(key, state)
         self._job_ended(lane, gen)
@@ -687,8 +635,9 @@ class JobRunner(QObject):
             self.result_ready.emit(lane, result)
         self._check_idle()
 
-    @Slot(object, int, str, bool)
-    def _on_job_failed(self, lane: Lane, gen: int, text: str, recoverable: bool) -> None:
+    @Slot(object, str, bool)
+    def _on_job_failed(self, tag: tuple[Lane, int], text: str, recoverable: bool) -> None:
+        lane, gen = tag
         self._job_ended(lane, gen)
         if gen == self.generation(lane) and not self.closed:
             if not recoverable:
@@ -696,12 +645,13 @@ class JobRunner(QObject):
             self.job_failed.emit(lane, text, recoverable)
         self._check_idle()
 
-    @Slot(object, int)
-    def _on_job_cancelled(self, lane: Lane, gen: int) -> None:
-        self._job_ended(lane, gen)
+    @Slot(object)
+    def _on_job_cancelled(self, tag: tuple[Lane, int]) -> None:
+        self._job_ended(*tag)
         self._check_idle()
 
-    @Slot(object, int, float, str)
-    def _on_job_progress(self, lane: Lane, gen: int, fraction: float, message: str) -> None:
+    @Slot(object, float, str)
+    def _on_job_progress(self, tag: tuple[Lane, int], fraction: float, message: str) -> None:
+        lane, gen = tag
         if gen == self.generation(lane):
             self.progress.emit(lane, fraction, message)

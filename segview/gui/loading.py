@@ -17,12 +17,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
 from ..core.context import RunContext
-from ..core.errors import Cancelled, RecoverableError
+from ..core.errors import RecoverableError
 from ..core.io import load
+from .runnable import Job, JobSignals
 
 #: Inputs up to this many files and bytes are read on the GUI thread (a few hundred ms at most).
 SMALL_FILES = 400
@@ -61,35 +62,19 @@ def is_small(paths: list[str], max_files: int | None = None, max_bytes: int | No
     return True
 
 
-class _LoadSignals(QObject):
-    progress = Signal(int, float, str)  # generation, fraction (< 0: unknown), message
-    finished = Signal(int, object)  # generation, Dataset
-    failed = Signal(int, str)
-    cancelled = Signal(int)
-
-
-class _LoadJob(QRunnable):
-    """Reads the files; emits exactly one of finished / failed / cancelled."""
+class _LoadJob(Job):
+    """Reads the files (tag: the load's generation; result: the Dataset)."""
 
     def __init__(self, gen: int, paths: list[str], options: dict[str, Any], ctx: RunContext,
-                 signals: _LoadSignals) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.gen, self.paths, self.options, self.ctx, self.signals = gen, paths, options, ctx, signals
+                 signals: JobSignals) -> None:
+        super().__init__(gen, ctx, signals)
+        self.gen, self.paths, self.options = gen, paths, options
 
-    def run(self) -> None:
+    def compute(self) -> object:
         try:
-            ds = load(self.paths, ctx=self.ctx, **self.options)
-        except Cancelled:
-            self.signals.cancelled.emit(self.gen)
-        except RecoverableError as err:
-            self.signals.failed.emit(self.gen, str(err))
+            return load(self.paths, ctx=self.ctx, **self.options)
         except MemoryError:
-            self.signals.failed.emit(self.gen, "not enough memory to load " + ", ".join(self.paths))
-        except Exception as err:  # noqa: BLE001 - a loader bug must not kill the thread silently
-            self.signals.failed.emit(self.gen, f"{type(err).__name__}: {err}")
-        else:
-            self.signals.finished.emit(self.gen, ds)
+            raise RecoverableError("not enough memory to load " + ", ".join(self.paths)) from None
 
 
 class BackgroundLoader(QObject):
@@ -108,7 +93,7 @@ class BackgroundLoader(QObject):
         super().__init__(parent)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
-        self.signals = _LoadSignals()  # no parent: the pending job may outlive a closed window
+        self.signals = JobSignals()  # no parent: the pending job may outlive a closed window
         self.signals.progress.connect(self._on_progress)
         self.signals.finished.connect(self._on_finished)
         self.signals.failed.connect(self._on_failed)
@@ -172,7 +157,7 @@ class BackgroundLoader(QObject):
     def _current(self, gen: int) -> bool:
         return gen == self.gen and self.ctx is not None
 
-    @Slot(int, float, str)
+    @Slot(object, float, str)
     def _on_progress(self, gen: int, fraction: float, message: str) -> None:
         if not self._current(gen):
             return
@@ -191,18 +176,20 @@ class BackgroundLoader(QObject):
         self._hide()
         return True
 
-    @Slot(int, object)
+    @Slot(object, object)
     def _on_finished(self, gen: int, ds: object) -> None:
         if self._ended(gen):
             self.loaded.emit(self.paths, ds)
             self.done.emit()
 
-    @Slot(int, str)
-    def _on_failed(self, gen: int, message: str) -> None:
+    @Slot(object, str, bool)
+    def _on_failed(self, gen: int, message: str, recoverable: bool) -> None:
+        if not recoverable:  # a loader bug: its traceback's last line names it
+            message = (message.strip().splitlines() or ["failed"])[-1]
         if self._ended(gen):
             self.failed.emit(self.paths, message)
             self.done.emit()
 
-    @Slot(int)
+    @Slot(object)
     def _on_cancelled(self, gen: int) -> None:
         self._ended(gen)  # cancel() already reported it

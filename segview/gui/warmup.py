@@ -21,7 +21,7 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-from ..core.procpool import PHASE_COMPILING, PHASE_READY, ProcessRunner
+from ..core.workers.runner import PHASE_COMPILING, PHASE_READY, ProcessRunner
 
 POLL_MS = 200
 DONE_SHOWN_MS = 6000

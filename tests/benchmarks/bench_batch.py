@@ -164,7 +164,7 @@ class MemorySampler:
 def run_procpool(series: list, methods: list[str], jobs: int) -> tuple[int, int]:
     """The explorer's run-all: every (series, method) through a ProcessRunner."""
     from segview.core import registry
-    from segview.core.procpool import ProcessRunner, unpack
+    from segview.core.workers.runner import ProcessRunner, unpack
 
     specs = [registry.get(m) for m in methods]
     runner = ProcessRunner(workers=jobs, warm=False).start()

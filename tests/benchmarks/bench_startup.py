@@ -108,7 +108,7 @@ def bench_cold() -> None:
 
     from segview.core import registry
     from segview.core.model import Series
-    from segview.core.procpool import ProcessRunner
+    from segview.core.workers.runner import ProcessRunner
     from segview.core.synthetic import warmup_plateau
 
     with tempfile.TemporaryDirectory() as numba_dir, tempfile.TemporaryDirectory() as cache_dir:

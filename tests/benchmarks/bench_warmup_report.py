@@ -22,16 +22,16 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from segview.cli.benchtables import write_whole
-from segview.core.benchmark import (
+from segview.cli.benchtables import write_whole  # noqa: E402 (after the sys.path line)
+from segview.core.benchmark import (  # noqa: E402
     execution,
     group,
 )
-from segview.core.warmup import (
+from segview.core.warmup import (  # noqa: E402
     analyse_benchmark,
     report,
 )
-from tests.benchmarks.bench_warmup import make
+from tests.benchmarks.bench_warmup import make  # noqa: E402
 
 
 def timed(fn):

@@ -32,7 +32,7 @@ from bench_batch import _is_resource_tracker, descendants, memory_mb  # noqa: E4
 
 from segview.core import registry  # noqa: E402
 from segview.core.model import Series  # noqa: E402
-from segview.core.procpool import ProcessRunner, unpack  # noqa: E402
+from segview.core.workers.runner import ProcessRunner, unpack  # noqa: E402
 
 
 def _series(n: int, seed: int) -> Series:

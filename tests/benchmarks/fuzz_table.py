@@ -17,7 +17,6 @@ import signal
 import sqlite3
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 
 import numpy as np
@@ -907,7 +906,7 @@ def run_outputs(tmp: Path):
     import time
 
     from segview.core import atomic
-    from segview.core.annotation import export as ex
+    from segview.core import export as ex
     from segview.core.annotation.session import AnnotationSession
     from segview.core.annotation.store import Store
 
@@ -1219,7 +1218,7 @@ def main_() -> int:
         results["naming the database, passwords, replaced files, text limits, stale windows"] = run_database_naming(tmp)
         results["resources, encodings, JSON keys, start-up (issue 30)"] = run_resources(tmp, quick)
         results["outputs: manifests, full disk, SIGTERM, Dask, --cache (issue 30)"] = run_outputs(tmp)
-    print(f"| area | tried | handled | failed |\n| --- | --- | --- | --- |")
+    print("| area | tried | handled | failed |\n| --- | --- | --- | --- |")
     failures = []
     for area, rows in results.items():
         bad = [(n, r) for n, r in rows if r.startswith("FAILED")]

@@ -123,7 +123,7 @@ def _data_folder(tmp_path):
 
 
 def test_session_cli_workflow(tmp_path, capsys):
-    from segview.core.annotation.export import read_export
+    from segview.core.export import read_export
     db = str(tmp_path / "ann.sqlite")
     data = _data_folder(tmp_path)
     assert main(["session", "create", "study", str(data), "--judge", "a", "--judge", "b",

@@ -12,7 +12,7 @@ import pytest
 
 import segview
 from segview.cli.main import main
-from segview.core.annotation import export as ex
+from segview.core import export as ex
 from segview.core.annotation.session import AnnotationSession
 from segview.core.annotation.store import Store
 

@@ -71,3 +71,19 @@ def test_result_strengths_follow_sorted_change_points():
     assert list(r.strengths) == [0.1, 0.2, 0.3]  # the first of duplicates is kept
     with pytest.raises(ValueError):
         DetectionResult("x", {}, np.array([1, 2]), strengths=[0.5])
+
+
+@pytest.mark.parametrize("call", ["amoc_short", "amoc_min_size", "cpnp_short", "cpnp_min_size"])
+def test_too_short_input_to_the_public_functions_is_an_input_error(call):
+    # found by mypy: these raised InputError with one argument, i.e. a TypeError instead of the
+    # named error
+    from segview.core.detectors.amoc import amoc_statistics
+    from segview.core.detectors.cpnp import cpnp
+    from segview.core.errors import InputError
+
+    fn, y, kw = {"amoc_short": (amoc_statistics, np.ones(1), {}),
+                 "amoc_min_size": (amoc_statistics, np.ones(5), {"min_size": 3}),
+                 "cpnp_short": (cpnp, np.ones(1), {}),
+                 "cpnp_min_size": (cpnp, np.ones(5), {"min_size": 3})}[call]
+    with pytest.raises(InputError, match="observations"):
+        fn(y, **kw)

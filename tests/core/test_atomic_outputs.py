@@ -116,7 +116,7 @@ def test_a_replaced_file_keeps_its_permissions(tmp_path, atomic):
 
 @pytest.mark.parametrize("mask", [0o022, 0o077])
 def test_export_folders_follow_the_umask_like_their_files(tmp_path, mask):
-    from segview.core.annotation import export as ex
+    from segview.core import export as ex
     from segview.core.annotation.session import AnnotationSession
     from segview.core.annotation.store import Store
     from segview.core.model import Series

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import segview
-from segview.core.annotation import export as ex
+from segview.core import export as ex
 from segview.core.annotation.session import AnnotationSession
 from segview.core.annotation.store import Store
 from segview.core.errors import DataFormatError, InputError

@@ -8,7 +8,7 @@ import pytest
 import segview
 from segview.core import registry
 from segview.core.errors import ParameterError
-from segview.core.limits import autoparm_max_breaks, cost_warning
+from segview.core.limits import cost_warning, length_limit
 from segview.core.params import ParamSpec
 from segview.core.registry import DetectorSpec
 from segview.core.result import DetectionResult
@@ -19,9 +19,11 @@ def _warn(name: str, n: int, **params):
     return cost_warning(spec, n, spec.coerce(params))
 
 
-def test_point10_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
+def test_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
     # the span table's order-0 minimum is 10 samples (min_span 10): 200 samples hold 20 pieces
-    assert autoparm_max_breaks(200, registry.get("autoparm").defaults()) == 19
+    spec = registry.get("autoparm")
+    assert length_limit(spec, 200, spec.defaults(), "n_breaks") == 19
+    assert length_limit(spec, 200, spec.defaults(), "max_order") is None  # not length-bound
     note = _warn("autoparm", 3000, n_breaks=100000)
     assert note is not None and "refused" in note and "at most 299" in note
     y = np.random.default_rng(0).standard_normal(200)

@@ -15,8 +15,9 @@ from segview.core.context import RunContext
 from segview.core.errors import Cancelled, InputError, RecoverableError
 from segview.core.io import load
 from segview.core.model import Series
-from segview.core.procpool import (DetectorBug, Outcome, ProcessRunner, SharedFlag, WorkerDied,
-                                   runs_in_worker, unpack)
+from segview.core.workers.pool import WorkerPool
+from segview.core.workers.runner import (DetectorBug, Outcome, ProcessRunner, SharedFlag,
+                                          WorkerDied, runs_in_worker, unpack)
 from segview.core.resources import sample_dir
 from segview.core.synthetic import warmup_plateau
 
@@ -157,7 +158,7 @@ def test_shared_flag_behaves_like_an_event():
 
 def test_input_errors_are_input_errors_in_process_too():
     # the in-process path of the same helper raises the typed error (the worker sends text)
-    from segview.core.procpool import compute
+    from segview.core.workers.runner import compute
 
     spec = registry.get("kbkssd")
     with pytest.raises(InputError):
@@ -175,6 +176,9 @@ class _BrokenPool:
 
         raise BrokenProcessPool(self._broken)
 
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
 
 def test_submit_replaces_a_pool_found_broken_and_never_loses_a_slot(monkeypatch):
     from concurrent.futures.process import BrokenProcessPool
@@ -182,13 +186,13 @@ def test_submit_replaces_a_pool_found_broken_and_never_loses_a_slot(monkeypatch)
     runner = ProcessRunner(workers=1, warm=False)
     free = len(runner._free)
     try:
-        runner._executor = _BrokenPool()
+        runner.pool._executor = _BrokenPool()  # a worker died while the pool was idle
         pelt = registry.get("pelt")
         s = Series(np.r_[np.zeros(50), np.ones(50) * 5], id="step")
         result, _ = runner.run(pelt, s, pelt.defaults(), RunContext())
         assert result.change_points.tolist() == run_spec(pelt, s, pelt.defaults()).change_points.tolist()
         assert runner.restarts == 1
-        monkeypatch.setattr(runner, "_ensure_executor", lambda: _BrokenPool())
+        monkeypatch.setattr(WorkerPool, "executor", property(lambda self: _BrokenPool()))
         with pytest.raises(BrokenProcessPool):
             runner.submit(pelt, s, pelt.defaults())  # the retry fails too
         assert len(runner._free) == free  # every slot came back
@@ -198,7 +202,7 @@ def test_submit_replaces_a_pool_found_broken_and_never_loses_a_slot(monkeypatch)
 
 
 def test_workers_report_their_warm_up_phase(procs):
-    from segview.core.procpool import PHASE_READY
+    from segview.core.workers.runner import PHASE_READY
     procs.run(registry.get("pelt"), Series(np.r_[np.zeros(50), np.ones(50)], id="w"),
               registry.get("pelt").defaults(), RunContext())
     status = procs.warmup_status()
@@ -213,7 +217,7 @@ def test_a_numba_compilation_is_reported_as_phase_and_progress(monkeypatch):
     from numba import njit
     from numba.core import event
 
-    from segview.core import procpool as pp
+    from segview.core.workers import runner as pp
     texts = mp.RawArray(ctypes.c_char, pp.WORKER_SLOTS * pp.MESSAGE_BYTES)
     phases = mp.RawArray(ctypes.c_int8, pp.WORKER_SLOTS)
     fractions = mp.RawArray(ctypes.c_double, 4)
@@ -253,7 +257,7 @@ def test_a_numba_compilation_is_reported_as_phase_and_progress(monkeypatch):
 def _worker_facts() -> tuple[int, bool, bool, object]:
     import multiprocessing.forkserver as fs
 
-    return (os.getppid(), "segview.core._worker_preload" in sys.modules,
+    return (os.getppid(), "segview.core.workers.preload" in sys.modules,
             "segview.core.detectors._kbkssd_kernels" in sys.modules,
             fs._forkserver._forkserver_alive_fd)
 
@@ -265,7 +269,7 @@ def test_workers_are_forked_from_a_server_that_loaded_numba_and_the_kernels():
     # keep the server, its parent, alive after this process died)
     runner = ProcessRunner(workers=1, warm=False)
     try:
-        parent, preloaded, kernels, alive_fd = runner._ensure_executor().submit(
+        parent, preloaded, kernels, alive_fd = runner.pool.executor.submit(
             _worker_facts).result(timeout=120)
     finally:
         runner.shutdown()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import segview
 from segview.cli.main import main
-from segview.core.annotation import export as ex
+from segview.core import export as ex
 from segview.core.annotation.session import AnnotationSession
 from segview.core.annotation.store import Store
 

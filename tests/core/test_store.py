@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 
 from segview.core.annotation import store as st
 from segview.core.annotation.session import AnnotationSession
@@ -241,3 +241,37 @@ def test_out_of_date_schema_is_a_clear_error(tmp_path):
     con.close()
     with pytest.raises(RecoverableError, match="lacks column"):
         st.Store(path)
+
+
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_any_database_library_error_reaches_callers_as_a_store_error(session, monkeypatch, kind):
+    # A driver-level failure that is not an OperationalError (an InterfaceError: the connection
+    # object is unusable) must still reach the GUI as segview's StoreError, never as SQLAlchemy's
+    # own exception type, which callers outside the store cannot name (pyproject's contracts).
+    import sqlite3
+
+    from sqlalchemy.engine import Connection
+    from sqlalchemy.exc import InterfaceError
+
+    from segview.core.errors import StoreError
+
+    judge = session.judge("ann", create=True)
+
+    def broken(self, *args, **kwargs):
+        raise InterfaceError("SELECT", {}, sqlite3.InterfaceError("connection is unusable"))
+
+    monkeypatch.setattr(Connection, "execute", broken)
+    with pytest.raises(StoreError, match="connection is unusable") as info:
+        if kind == "read":
+            session.labels(judge)
+        else:
+            session.record(judge, session.items()[0].series_id, steady=False)
+    assert isinstance(info.value, RecoverableError)
+
+
+def test_a_uniqueness_conflict_is_a_store_conflict_error(store):
+    from segview.core.errors import StoreConflictError
+
+    with pytest.raises(StoreConflictError):
+        with store.write() as conn:
+            conn.execute(insert(st.meta_table).values(key="schema_version", value="x"))

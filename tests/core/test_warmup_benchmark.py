@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import segview
-from segview.core.benchmark import Benchmark, execution, group
+from segview.core.benchmark import execution, group
 from segview.core.errors import UnknownMethodError
 from segview.core.io import load_file
 from segview.core.warmup import (BAD_INCONSISTENT, CLASSES, CONSISTENT, FLAT, GOOD_INCONSISTENT,

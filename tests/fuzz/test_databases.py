@@ -27,7 +27,7 @@ def _tables(path) -> set[str]:
 
 # -- item 5: a zombie session -----------------------------------------------------------------
 
-def test_item05_interrupted_session_creation_leaves_no_zombie(tmp_path, monkeypatch):
+def test_interrupted_session_creation_leaves_no_zombie(tmp_path, monkeypatch):
     db = tmp_path / "a.sqlite"
     orig = Connection.execute
 
@@ -47,7 +47,7 @@ def test_item05_interrupted_session_creation_leaves_no_zombie(tmp_path, monkeypa
         assert len(s.items()) == 4
 
 
-def test_item05_old_zombie_is_reported_and_can_be_deleted(tmp_path, capsys):
+def test_old_zombie_is_reported_and_can_be_deleted(tmp_path, capsys):
     db = tmp_path / "z.sqlite"
     with Store(db) as store:  # what an interrupted create of an older segview left behind
         store.insert_session("zombie", "steady_state", {}, "0.0")
@@ -81,7 +81,7 @@ def test_sessions_can_be_renamed_and_deleted_but_not_silently_with_judgments(tmp
 
 # -- item 8: damaged, foreign, future and read-only databases ----------------------------------
 
-def test_item08_foreign_database_is_refused_untouched(tmp_path, capsys):
+def test_foreign_database_is_refused_untouched(tmp_path, capsys):
     db = tmp_path / "other_app.sqlite"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE customers (id INTEGER, name TEXT)")
@@ -93,7 +93,7 @@ def test_item08_foreign_database_is_refused_untouched(tmp_path, capsys):
     assert _tables(db) == {"customers"} and db.read_bytes() == before
 
 
-def test_item08_random_bytes_give_a_clear_error(tmp_path, capsys):
+def test_random_bytes_give_a_clear_error(tmp_path, capsys):
     db = tmp_path / "noise.sqlite"
     db.write_bytes(np.random.default_rng(1).bytes(8192))
     for argv in (["session", "list"], ["session", "progress", "x"], ["aggregate-never"]):
@@ -104,7 +104,7 @@ def test_item08_random_bytes_give_a_clear_error(tmp_path, capsys):
         assert "noise.sqlite" in err and "Traceback" not in err
 
 
-def test_item08_damaged_pages_inside_a_real_database(tmp_path, capsys):
+def test_damaged_pages_inside_a_real_database(tmp_path, capsys):
     db = tmp_path / "d.sqlite"
     with Store(db) as store:
         AnnotationSession.create(store, "s", [Series(np.arange(3000.0), id=f"x{k}")
@@ -120,7 +120,7 @@ def test_item08_damaged_pages_inside_a_real_database(tmp_path, capsys):
         assert rc == 2 and "Traceback" not in err, (argv, err)
 
 
-def test_item08_non_numeric_and_future_schema_versions(tmp_path):
+def test_non_numeric_and_future_schema_versions(tmp_path):
     for value, match in (("abc", "not a number"), ("99", "newer than this segview")):
         db = tmp_path / f"v{value}.sqlite"
         Store(db).close()
@@ -130,7 +130,7 @@ def test_item08_non_numeric_and_future_schema_versions(tmp_path):
             Store(db)
 
 
-def test_item08_bad_json_in_one_event(tmp_path, capsys):
+def test_bad_json_in_one_event(tmp_path, capsys):
     db = tmp_path / "j.sqlite"
     with Store(db) as store:
         s = AnnotationSession.create(store, "cp", SERIES, protocol="change_points")
@@ -141,7 +141,7 @@ def test_item08_bad_json_in_one_event(tmp_path, capsys):
     assert "malformed change points" in capsys.readouterr().err
 
 
-def test_item08_read_only_database_can_be_read_not_written(tmp_path, monkeypatch):
+def test_read_only_database_can_be_read_not_written(tmp_path, monkeypatch):
     db = tmp_path / "ro.sqlite"
     with Store(db) as store:
         s = AnnotationSession.create(store, "s", SERIES)
@@ -157,7 +157,7 @@ def test_item08_read_only_database_can_be_read_not_written(tmp_path, monkeypatch
             s.record(s.judge("alice"), "s2", steady=False)
 
 
-def test_item08_migrations_run_from_every_earlier_version(tmp_path):
+def test_migrations_run_from_every_earlier_version(tmp_path):
     """Every version below the current one has a migration step; a database as version 1 made it
     (no item_dimensions/assignments tables, version stamped 1) keeps its judgments and opens."""
     assert all(v in st.MIGRATIONS for v in range(1, st.SCHEMA_VERSION))
@@ -180,7 +180,7 @@ def test_item08_migrations_run_from_every_earlier_version(tmp_path):
             "SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-def test_item05_creation_needs_series_and_unique_ids(tmp_path):
+def test_creation_needs_series_and_unique_ids(tmp_path):
     with Store(tmp_path / "u.sqlite") as store:
         with pytest.raises(InputError, match="at least one series"):
             AnnotationSession.create(store, "e", [])

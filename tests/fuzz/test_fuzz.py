@@ -12,13 +12,12 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import segview
 from segview.cli.main import main
-from segview.core.errors import DataFormatError, InputError, ParameterError, RecoverableError
+from segview.core.errors import DataFormatError, InputError, ParameterError
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,

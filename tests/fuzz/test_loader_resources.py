@@ -24,7 +24,6 @@ from segview.core.errors import Cancelled, DataFormatError
 from segview.core.model import Series
 from segview.core.params import ParamSpec
 from segview.core.registry import DetectorSpec
-from segview.core.result import DetectionResult
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -96,7 +96,7 @@ def busy_batch(tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
-def test_item07_workers_die_with_their_parent(busy_batch, sig):
+def test_workers_die_with_their_parent(busy_batch, sig):
     workers = _descendants(busy_batch.pid)  # the workers, and a fork server if one runs them
     assert len(_workers(busy_batch.pid)) >= 2
     os.kill(busy_batch.pid, sig)  # the parent only: its workers must notice on their own
@@ -105,7 +105,7 @@ def test_item07_workers_die_with_their_parent(busy_batch, sig):
         f"orphaned workers still running after {sig.name}"
 
 
-def test_item07_ctrl_c_stops_the_batch_within_two_seconds(busy_batch):
+def test_ctrl_c_stops_the_batch_within_two_seconds(busy_batch):
     workers = _descendants(busy_batch.pid)
     t0 = time.monotonic()
     os.killpg(busy_batch.pid, signal.SIGINT)  # what a terminal sends: the whole process group

@@ -47,7 +47,7 @@ def _write_hostile(folder: Path) -> None:
 
 # -- item 2: one finite series kills a whole run --------------------------------------------------
 
-def test_item02_one_huge_series_does_not_kill_the_run(tmp_path, capsys):
+def test_one_huge_series_does_not_kill_the_run(tmp_path, capsys):
     (tmp_path / "huge.json").write_text(json.dumps([[v * 1e305 for v in STEP]]))
     (tmp_path / "good.json").write_text(json.dumps([STEP]))
     rc = main(["detect", str(tmp_path), "--method", "kbkssd,binseg"])
@@ -60,12 +60,12 @@ def test_item02_one_huge_series_does_not_kill_the_run(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("scale", [1e305, 3.5e307, 1e-300, 5e-324])
-def test_item02_extreme_magnitudes_are_refused_by_name(scale):
+def test_extreme_magnitudes_are_refused_by_name(scale):
     with pytest.raises(InputError, match="power of ten"):
         segview.detect(np.asarray(STEP) * scale, "kbkssd")
 
 
-def test_item02_a_detector_bug_is_reported_per_item_not_raised():
+def test_a_detector_bug_is_reported_per_item_not_raised():
     from segview.core.evaluation.batch import MethodSpec, _run_one
     from segview.core.model import Series
     from tests.fakes import registered
@@ -84,7 +84,7 @@ def test_item02_a_detector_bug_is_reported_per_item_not_raised():
 # -- item 3: one bad file breaks a whole folder ---------------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
-def test_item03_hostile_file_alone_gives_a_named_error(tmp_path, name):
+def test_hostile_file_alone_gives_a_named_error(tmp_path, name):
     text, expect = HOSTILE_FILES[name]
     (tmp_path / name).write_text(text)
     with pytest.raises(DataFormatError) as info:
@@ -92,7 +92,7 @@ def test_item03_hostile_file_alone_gives_a_named_error(tmp_path, name):
     assert name in str(info.value) and expect in str(info.value)
 
 
-def test_item03_hostile_files_in_a_folder_do_not_stop_the_others(tmp_path, capsys):
+def test_hostile_files_in_a_folder_do_not_stop_the_others(tmp_path, capsys):
     _write_hostile(tmp_path)
     ds = segview.load(tmp_path)
     assert [s.id for s in ds] == ["good"]
@@ -106,7 +106,7 @@ def test_item03_hostile_files_in_a_folder_do_not_stop_the_others(tmp_path, capsy
 # -- item 4: a FIFO named .json hangs everything --------------------------------------------------
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
-def test_item04_fifo_is_refused_without_opening_it(tmp_path):
+def test_fifo_is_refused_without_opening_it(tmp_path):
     os.mkfifo(tmp_path / "pipe.json")
     (tmp_path / "good.json").write_text(json.dumps([STEP]))
     code = ("import segview, sys\n"
@@ -123,7 +123,7 @@ def test_item04_fifo_is_refused_without_opening_it(tmp_path):
     assert "DataFormatError" in out
 
 
-def test_item04_size_limit_is_clear(tmp_path, monkeypatch):
+def test_size_limit_is_clear(tmp_path, monkeypatch):
     monkeypatch.setenv("SEGVIEW_MAX_FILE_MB", "0.001")
     (tmp_path / "big.json").write_text(json.dumps([STEP * 20]))
     with pytest.raises(DataFormatError, match="SEGVIEW_MAX_FILE_MB"):
@@ -132,7 +132,7 @@ def test_item04_size_limit_is_clear(tmp_path, monkeypatch):
 
 # -- item 6: nrss on x <= 0 wrote LAPACK lines and a wrong change point ---------------------------
 
-def test_item06_nrss_refuses_non_positive_x(tmp_path, capfd):
+def test_nrss_refuses_non_positive_x(tmp_path, capfd):
     (tmp_path / "s.csv").write_text("x,v\n" + "".join(f"{x},{1 if x < 3 else 5}\n"
                                                         for x in range(-2, 8)))
     rc = main(["detect", str(tmp_path / "s.csv"), "--method", "nrss"])
@@ -170,7 +170,7 @@ def test_cli_unwritable_paths_are_named(flags, capsys):
 
 # -- item 9: secrets and files --------------------------------------------------------------------
 
-def test_item09_out_is_not_overwritten_without_force(tmp_path, capsys):
+def test_out_is_not_overwritten_without_force(tmp_path, capsys):
     out = tmp_path / "res.csv"
     out.write_text("precious\n")
     args = ["detect", str(REPO / "resources/sample/jmh/s0002.json"), "-m", "binseg", "--out", str(out)]
@@ -180,7 +180,7 @@ def test_item09_out_is_not_overwritten_without_force(tmp_path, capsys):
     assert out.read_text().startswith("series_id,")
 
 
-def test_item09_every_out_option_has_force():
+def test_every_out_option_has_force():
     from segview.cli.main import _subparsers, build_parser
     for sp in _subparsers(build_parser()):
         opts = {o for a in sp._actions for o in a.option_strings}
@@ -193,7 +193,7 @@ def test_item09_every_out_option_has_force():
     "connection to postgresql://judge:S3cr3t@10.0.0.1/x failed",
     "host=x password=S3cr3t dbname=y",
 ])
-def test_item09_passwords_are_masked(text):
+def test_passwords_are_masked(text):
     masked = mask_secrets(text)
     assert "S3cr3t" not in masked and "***" in masked
 
@@ -215,29 +215,31 @@ def _session_with_hostile_names(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tcpd"])
-def test_item09_exports_escape_formulas_and_read_back_exactly(tmp_path, fmt):
-    from segview.core.annotation.export import export_session, judgments_table
+def test_exports_escape_formulas_and_read_back_exactly(tmp_path, fmt):
+    from segview.core.export import export_session, judgments_table
 
     store, s, series = _session_with_hostile_names(tmp_path)
     out = export_session(s, tmp_path / "out", fmt)
     for f in out.rglob("*.csv"):
         for row in csv.reader(f.open(newline="", encoding="utf-8")):
             for cell in row:
-                assert not cell[:1] in ("=", "+", "@") and not (
+                assert cell[:1] not in ("=", "+", "@") and not (
                     cell[:1] == "-" and not cell.lstrip("-").replace(".", "").isdigit()), (f, cell)
     ds = segview.load(out)
     assert sorted(x.id for x in ds) == sorted(x.id for x in series)
     from segview.core.annotation.session import AnnotationSession
     back = AnnotationSession.create(store, "back", list(ds))
-    from segview.core.annotation.export import import_judgments
+    from segview.core.export import import_judgments
     import_judgments(back, out)
-    strip = lambda rows: sorted((r["series_id"], r["judge"], r["steady"], r["index"]) for r in rows)
+    def strip(rows):
+        return sorted((r["series_id"], r["judge"], r["steady"], r["index"]) for r in rows)
+
     assert strip(judgments_table(back)) == strip(judgments_table(s))
     store.close()
 
 
-def test_item09_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
-    from segview.core.annotation import export as ex
+def test_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
+    from segview.core import export as ex
     from segview.core.errors import OutputError
 
     store, s, _ = _session_with_hostile_names(tmp_path)
@@ -254,9 +256,9 @@ def test_item09_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
     store.close()
 
 
-def test_item09_csv_escaping_is_a_bijection():
+def test_csv_escaping_is_a_bijection():
     from hypothesis import given, settings, strategies as st_
-    from segview.core.io.safecsv import escape_cell, unescape_cell
+    from segview.core.safecsv import escape_cell, unescape_cell
 
     @settings(max_examples=300, deadline=None)
     @given(st_.text(alphabet=st_.sampled_from(list("'=+-@\t\r a1.")), max_size=6))
@@ -272,7 +274,7 @@ def test_item09_csv_escaping_is_a_bijection():
     check()
 
 
-def test_item09_database_errors_never_show_the_password(capsys):
+def test_database_errors_never_show_the_password(capsys):
     from segview.core.annotation.store import Store
     from segview.core.errors import RecoverableError
 

@@ -443,7 +443,7 @@ def test_cli_annotate_opens_or_creates_the_session(qtbot, tmp_path, monkeypatch,
             w.close()
 
 
-def test_point8_failed_clear_on_a_full_disk_is_never_reported_as_saved(qtbot, db, monkeypatch):
+def test_failed_clear_on_a_full_disk_is_never_reported_as_saved(qtbot, db, monkeypatch):
     """Issue 17, item 8: a clear that fails on a full disk showed "Not saved" and then
     "Saved ... cleared". The write itself fails here (Store.write), as on a full disk."""
     from contextlib import contextmanager

@@ -42,7 +42,7 @@ def test_multivariate_series_is_annotated_with_stacked_dimensions(qtbot, tmp_pat
     rng = np.random.default_rng(2)
     run = Series(rng.normal(size=(80, 2)), id="run_log", dims=("Pace", "Distance"))
     with Store(db) as store:
-        s = AnnotationSession.create(store, "mv", [run], protocol="change_points")
+        AnnotationSession.create(store, "mv", [run], protocol="change_points")
     w = AnnotationWindow()
     qtbot.addWidget(w)
     w.show()

@@ -37,7 +37,7 @@ def test_is_small_counts_files_and_bytes(tmp_path):
     assert loading.is_small([str(tmp_path / "missing.csv")])  # load() names the problem at once
 
 
-def test_point10_a_large_folder_loads_in_the_background_with_progress(qtbot, make_window,
+def test_a_large_folder_loads_in_the_background_with_progress(qtbot, make_window,
                                                                       tmp_path, monkeypatch):
     folder = _folder(tmp_path, n=12)
     monkeypatch.setattr(loading, "SMALL_FILES", 5)
@@ -61,7 +61,7 @@ def test_point10_a_large_folder_loads_in_the_background_with_progress(qtbot, mak
     assert w.messages.item(w.messages.count() - 1).text().startswith("Loaded 12 series")
 
 
-def test_point10_esc_cancels_a_background_load_and_keeps_the_data(qtbot, make_window, tmp_path,
+def test_esc_cancels_a_background_load_and_keeps_the_data(qtbot, make_window, tmp_path,
                                                                   monkeypatch, sample):
     gate = threading.Event()
     entered = threading.Event()
@@ -153,7 +153,7 @@ def test_a_two_million_point_series_gives_the_overview_a_few_thousand_points(qtb
     assert w.series_plot.x_end() == float(n)
 
 
-def test_point10_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sample,
+def test_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sample,
                                                                   monkeypatch):
     """The explorer runs nothing whose pre-run estimate (segview.core.limits) says minutes or
     gigabytes without asking; No leaves the method not run, Yes runs it."""

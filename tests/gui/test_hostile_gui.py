@@ -16,7 +16,7 @@ from . import fakes
     np.full(3000, 2.5),                                  # constant
     np.r_[np.zeros(1500), np.full(1500, 1e-310)],        # a step between zero and a subnormal
 ], ids=["subnormal", "huge", "constant", "tiny-step"])
-def test_item01_extreme_series_are_drawn(qtbot, make_window, values):
+def test_extreme_series_are_drawn(qtbot, make_window, values):
     win = make_window(fakes.FAKE_CP)
     win.set_dataset([Series(values, id="x")])
     qtbot.waitUntil(lambda: win.series_plot.curve.yData is not None, timeout=10000)
@@ -37,7 +37,7 @@ def _numeric_editors():
 
 @pytest.mark.parametrize("spec,param", list(_numeric_editors()),
                          ids=[f"{s.name}.{p.name}" for s, p in _numeric_editors()])
-def test_item10_every_parameter_editor_survives_its_extremes(qtbot, spec, param):
+def test_every_parameter_editor_survives_its_extremes(qtbot, spec, param):
     from segview.gui.param_panel import ParamEditor
 
     editor = ParamEditor(param)
@@ -58,7 +58,7 @@ def test_item10_every_parameter_editor_survives_its_extremes(qtbot, spec, param)
         spec.coerce({param.name: v})  # what the panel sends is always a valid parameter
 
 
-def test_item05_zombie_session_is_a_message_in_the_annotator(qtbot, tmp_path, monkeypatch):
+def test_zombie_session_is_a_message_in_the_annotator(qtbot, tmp_path, monkeypatch):
     from segview.core.annotation.store import Store
     from segview.gui.annotate.window import AnnotationWindow
 
@@ -73,7 +73,7 @@ def test_item05_zombie_session_is_a_message_in_the_annotator(qtbot, tmp_path, mo
     assert shown and "session delete zombie" in shown[0]
 
 
-def test_item09_session_dialog_never_shows_the_password(qtbot):
+def test_session_dialog_never_shows_the_password(qtbot):
     from segview.gui.annotate.session_dialog import SessionDialog
 
     url = "postgresql://judge:Secret99@127.0.0.1:1/segview"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import segview
-from segview.core.annotation import export as ex
+from segview.core import export as ex
 from segview.core.annotation.session import AnnotationSession
 from segview.core.annotation.store import Store
 

@@ -1,7 +1,7 @@
 """The first launch narrates its warm-up (worker start, numba compilation) in the status bar."""
 from __future__ import annotations
 
-from segview.core.procpool import PHASE_COMPILING, PHASE_IMPORTING, PHASE_READY
+from segview.core.workers.runner import PHASE_COMPILING, PHASE_IMPORTING, PHASE_READY
 from segview.gui import warmup
 from segview.gui.warmup import WarmupStatus, describe
 

@@ -84,7 +84,7 @@ def test_run_on_all_series_goes_through_the_workers(qtbot, make_window, series):
 
 def test_without_worker_processes_the_explorer_uses_threads(qtbot, monkeypatch, make_window,
                                                            series):
-    from segview.core import procpool
+    from segview.core.workers import runner as procpool
     from segview.gui import jobs
 
     def refuse(self):

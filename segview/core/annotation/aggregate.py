@@ -314,9 +314,9 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
     for sid, votes in per_series.items():
         ordered = sorted(votes.values(), key=lambda x: rank[x.judge])
         if eps_frac is not None:
-            if sid not in lengths:  # type: ignore[operator]
+            if sid not in lengths:  # type: ignore[operator]  # lengths is given whenever eps_frac is (ParameterError above otherwise)
                 raise InputError(sid, "eps_frac needs this series' length")
-            eps = eps_frac * lengths[sid]  # type: ignore[index]
+            eps = eps_frac * lengths[sid]  # type: ignore[index]  # lengths is given whenever eps_frac is (ParameterError above otherwise)
         out.append(aggregate_series(sid, ordered, rule=rule, eps=eps, min_samples=min_samples,
                                     tie=tie, adjudication=adj.get(sid)))
     return out

@@ -113,7 +113,7 @@ def _fix_userinfo(rest: str) -> str:
 
 
 def _from_url(text: str, source: str) -> DatabaseLocation:
-    scheme = _SCHEME.match(text).group("scheme").lower()  # type: ignore[union-attr]
+    scheme = _SCHEME.match(text).group("scheme").lower()  # type: ignore[union-attr]  # only called for text that _SCHEME matched (resolve_db checks first)
     rest = text[text.index("://") + 3:]
     if scheme in ("postgresql", "postgres"):
         scheme = "postgresql+psycopg"

@@ -36,10 +36,9 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import insert, select
-from sqlalchemy.exc import IntegrityError
 
 from ... import __version__
-from ..errors import DataFormatError, InputError, StaleLabelError
+from ..errors import DataFormatError, InputError, StaleLabelError, StoreConflictError
 from ..model import Series
 from . import store as st
 from .aggregate import Adjudication, GroundTruth, aggregate, aggregate_change_points
@@ -238,7 +237,7 @@ class AnnotationSession:
             with self.store.write() as conn:
                 conn.execute(insert(st.judges).values(session_id=self.id, name=name, role=role,
                                                       seed=seed, created_at=time.time()))
-        except IntegrityError:
+        except StoreConflictError:
             pass  # another process added the same judge just now: use theirs
         return self.judge(name)
 
@@ -558,7 +557,7 @@ class AnnotationSession:
         series steady both times), ``mean_onset_drift`` (repeat minus first, > 0 = later)."""
         first, again = self.labels(judge), self.labels(judge, repeat=True)
         both = [s for s in again if s in first]
-        diffs = [again[s].onset - first[s].onset for s in both  # type: ignore[operator]
+        diffs = [again[s].onset - first[s].onset for s in both  # type: ignore[operator]  # the comprehension keeps series with an onset both times
                  if first[s].onset is not None and again[s].onset is not None]
         nan = float("nan")
         return {"n": float(len(both)),

@@ -50,12 +50,14 @@ from sqlalchemy import (Boolean, Column, Float, ForeignKey, Integer, LargeBinary
                         Table, Text, UniqueConstraint, create_engine, delete, event, insert, select,
                         text, update)
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import (ArgumentError, DatabaseError, IntegrityError, OperationalError,
-                            SQLAlchemyError)
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
-from ..errors import DatabaseFileGoneError, InputError, RecoverableError
-from .location import DEFAULT_FILENAME, DatabaseLocation, default_db_path, resolve_db
+from ..errors import (DatabaseFileGoneError, InputError, RecoverableError, StoreConflictError,
+                      StoreError)
+from .location import DEFAULT_FILENAME as DEFAULT_FILENAME  # re-exported: the store's defaults
+from .location import DatabaseLocation, resolve_db
+from .location import default_db_path as default_db_path  # re-exported
 
 log = logging.getLogger(__name__)
 
@@ -253,8 +255,8 @@ def _event(row: Any) -> Event:
     try:
         cps = None if row.change_points is None else tuple(int(c) for c in json.loads(row.change_points))
     except (ValueError, TypeError) as err:
-        raise RecoverableError(f"annotation database: event {row.id} has malformed change points "
-                               f"({err}); the database was damaged or edited by hand") from None
+        raise StoreError(f"annotation database: event {row.id} has malformed change points "
+                         f"({err}); the database was damaged or edited by hand") from None
     return Event(row.id, row.judge_id, row.item_id, row.kind, int(row.repeat or 0), row.target,
                  None if row.steady is None else bool(row.steady), row.onset, cps,
                  row.confidence, row.note, row.created_at, row.tool_version)
@@ -289,6 +291,12 @@ def replay(history: list[Event]) -> tuple[dict[tuple[int, int], Event], list[int
     return current, done, redo
 
 
+def _reason(err: Exception) -> str:
+    """The first line of what the database driver said (SQLAlchemy's wrapper adds its own)."""
+    lines = str(getattr(err, "orig", None) or err).splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
 def _read_only_file(path: Path) -> bool:
     """An existing database file (or its folder, which SQLite's journal needs) we may not write."""
     return path.exists() and (not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK))
@@ -310,8 +318,8 @@ def migrate(conn: Connection, version: int) -> None:
     while version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:
-            raise RecoverableError(f"annotation schema version {version} cannot be migrated to "
-                                   f"{SCHEMA_VERSION} by this segview")
+            raise StoreError(f"annotation schema version {version} cannot be migrated to "
+                             f"{SCHEMA_VERSION} by this segview")
         step(conn)
         version += 1
         conn.execute(update(meta_table).where(meta_table.c.key == "schema_version")
@@ -333,7 +341,7 @@ class Store:
     refused with :class:`~segview.core.errors.DatabaseFileGoneError` (nothing written).
 
     Raises:
-        RecoverableError: the database cannot be opened or has an unknown schema version.
+        StoreError: the database cannot be opened or has an unknown schema version.
     """
 
     def __init__(self, db: str | os.PathLike[str] | DatabaseLocation | None = None, *,
@@ -365,7 +373,7 @@ class Store:
                 self.engine.dispose()
             hint = ("; PostgreSQL needs the driver: pip install 'psycopg[binary]'"
                     if isinstance(err, ImportError) and "psycopg" in str(err) else "")
-            raise RecoverableError(f"annotation database {self.display_url}: cannot be opened "
+            raise StoreError(f"annotation database {self.display_url}: cannot be opened "
                                    f"({err.__class__.__name__}: {str(err).splitlines()[0]}){hint}"
                                    ) from err
 
@@ -412,7 +420,7 @@ class Store:
         import sqlite3
 
         try:
-            if self.engine is None or self.engine.pool.checkedin() < 1:  # type: ignore[attr-defined]
+            if self.engine is None or self.engine.pool.checkedin() < 1:  # type: ignore[attr-defined]  # SQLite's pool is a QueuePool, which has checkedin(); the Pool base class does not
                 return None
             stamp = time.strftime("%Y%m%d-%H%M%S")
             target = self.path.with_name(f"{self.path.name}.rescued-{stamp}.sqlite")
@@ -452,12 +460,12 @@ class Store:
         Raises:
             DatabaseFileGoneError: the SQLite file was deleted or replaced while open (checked
                 before the transaction and again, under the write lock, before the commit).
-            RecoverableError: the database is read-only, the disk is full, or the server went away
+            StoreError: the database is read-only, the disk is full, or the server went away
                 (nothing of the transaction is kept; what was committed before stays).
         """
         if self.read_only:
-            raise RecoverableError(f"annotation database {self.display_url} is read-only: "
-                                   "nothing can be saved to it")
+            raise StoreError(f"annotation database {self.display_url} is read-only: "
+                             "nothing can be saved to it")
         self.check_file()
         try:
             with self.engine.connect() as conn:
@@ -465,24 +473,23 @@ class Store:
                 with conn.begin():
                     yield conn
                     self.check_file()  # still the same file: else the transaction rolls back
-        except IntegrityError:
-            raise  # callers turn constraint violations into their own messages
-        except (OperationalError, DatabaseError) as err:
-            reason = str(getattr(err, "orig", err)).splitlines()[0]
-            raise RecoverableError(f"annotation database {self.display_url}: not saved "
-                                   f"({reason})") from err
+        except IntegrityError as err:  # callers turn it into their own message
+            raise StoreConflictError(f"annotation database {self.display_url}: not saved "
+                                     f"({_reason(err)})") from err
+        except SQLAlchemyError as err:
+            raise StoreError(f"annotation database {self.display_url}: not saved "
+                             f"({_reason(err)})") from err
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A read transaction; a damaged file or a lost server is a RecoverableError."""
+        """A read transaction; a damaged file or a lost server is a StoreError."""
         try:
             with self.engine.connect() as conn:
                 with conn.begin():
                     yield conn
-        except (OperationalError, DatabaseError) as err:
-            reason = str(getattr(err, "orig", err)).splitlines()[0]
-            raise RecoverableError(f"annotation database {self.display_url}: cannot be read "
-                                   f"({reason})") from err
+        except SQLAlchemyError as err:
+            raise StoreError(f"annotation database {self.display_url}: cannot be read "
+                             f"({_reason(err)})") from err
 
     def _init_schema(self, create: bool) -> None:
         """Check (read-only), create (empty database) or migrate (older version) the schema.
@@ -499,18 +506,18 @@ class Store:
                 self._check_columns(conn)
             return
         if self.read_only:
-            raise RecoverableError(f"annotation database {self.display_url} is read-only and "
-                                   + ("empty" if state == "empty" else
-                                      f"at schema version {version} (this segview needs "
-                                      f"{SCHEMA_VERSION}): open it once where it can be written "
-                                      "to upgrade it"))
+            raise StoreError(f"annotation database {self.display_url} is read-only and "
+                             + ("empty" if state == "empty" else
+                                f"at schema version {version} (this segview needs "
+                                f"{SCHEMA_VERSION}): open it once where it can be written "
+                                "to upgrade it"))
         with self.write() as conn:
             if not self.is_sqlite:
                 conn.execute(text("SELECT pg_advisory_xact_lock(74655)"))
             state, version = self._schema_state(conn)  # again, under the write lock
             if state == "empty":
                 if not create:
-                    raise RecoverableError(f"{self.display_url}: not a segview annotation database")
+                    raise StoreError(f"{self.display_url}: not a segview annotation database")
                 metadata.create_all(conn)
                 conn.execute(insert(meta_table).values(key="schema_version",
                                                        value=str(SCHEMA_VERSION)))
@@ -536,22 +543,22 @@ class Store:
         if meta_table.name not in tables:
             if tables:
                 shown = ", ".join(sorted(tables)[:5])
-                raise RecoverableError(f"{self.display_url}: not a segview annotation database (it "
-                                       f"holds other tables: {shown}); segview leaves it untouched")
+                raise StoreError(f"{self.display_url}: not a segview annotation database (it "
+                                 f"holds other tables: {shown}); segview leaves it untouched")
             return "empty", None
         version = conn.execute(select(meta_table.c.value).where(
             meta_table.c.key == "schema_version")).scalar()
         try:
             number = int(str(version))
         except ValueError:
-            raise RecoverableError(f"{self.display_url}: damaged annotation database (schema "
-                                   f"version {version!r} is not a number)") from None
+            raise StoreError(f"{self.display_url}: damaged annotation database (schema "
+                             f"version {version!r} is not a number)") from None
         if number > SCHEMA_VERSION:
-            raise RecoverableError(f"{self.display_url}: annotation schema version {number} is "
-                                   f"newer than this segview's ({SCHEMA_VERSION}); update segview")
+            raise StoreError(f"{self.display_url}: annotation schema version {number} is "
+                             f"newer than this segview's ({SCHEMA_VERSION}); update segview")
         if number < 1:
-            raise RecoverableError(f"{self.display_url}: damaged annotation database (schema "
-                                   f"version {number})")
+            raise StoreError(f"{self.display_url}: damaged annotation database (schema "
+                             f"version {number})")
         return ("current" if number == SCHEMA_VERSION else "old"), str(number)
 
     def _check_columns(self, conn: Connection) -> None:
@@ -561,14 +568,14 @@ class Store:
         present = set(insp.get_table_names())
         for table in (sessions, items, judges, events, item_dimensions, assignments):
             if table.name not in present:
-                raise RecoverableError(f"{self.display_url}: table {table.name!r} is missing; the "
-                                       "database was damaged or made by a development version")
+                raise StoreError(f"{self.display_url}: table {table.name!r} is missing; the "
+                                 "database was damaged or made by a development version")
             have = {c["name"] for c in insp.get_columns(table.name)}
             missing = [c.name for c in table.columns if c.name not in have]
             if missing:
-                raise RecoverableError(f"{self.display_url}: table {table.name!r} lacks "
-                                       f"column(s) {', '.join(missing)}; the database was made "
-                                       "by a development version of segview")
+                raise StoreError(f"{self.display_url}: table {table.name!r} lacks "
+                                 f"column(s) {', '.join(missing)}; the database was made "
+                                 "by a development version of segview")
 
     # ----- sessions -------------------------------------------------------------------------
     def session_names(self) -> list[str]:
@@ -609,10 +616,10 @@ class Store:
                 if then is not None:  # further rows of the new session, same transaction
                     then(conn, sid)
                 return sid
-        except IntegrityError as err:  # also when another process created it at the same moment
+        except StoreConflictError as err:  # also when another process created it at the same moment
             if name in self.session_names():
                 raise InputError(name, "an annotation session of that name already exists") from None
-            raise InputError(name, f"the session could not be created ({err.orig})") from None
+            raise InputError(name, f"the session could not be created ({_reason(err.__cause__ or err)})") from None
 
     def delete_session(self, name: str) -> int:
         """Remove a session with its series, judges and every event; returns the events removed."""
@@ -638,7 +645,7 @@ class Store:
                 if conn.execute(select(sessions.c.id).where(sessions.c.name == new)).first():
                     raise InputError(new, "an annotation session of that name already exists")
                 conn.execute(update(sessions).where(sessions.c.id == sid).values(name=new))
-        except IntegrityError:
+        except StoreConflictError:
             raise InputError(new, "an annotation session of that name already exists") from None
 
     # ----- events ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..io import safecsv
+from .. import safecsv
 from ..atomic import atomic_open
 from ..errors import DataFormatError
 from .aggregate import GroundTruth

@@ -46,9 +46,9 @@ def amoc_statistics(y: NDArray[np.float64], min_size: int = 1, mbic: bool = True
     y = np.asarray(y, dtype=np.float64)
     n = y.size
     if n < 2:
-        raise InputError("amoc needs at least 2 observations")
+        raise InputError("amoc", "needs at least 2 observations")
     if n < 2 * min_size:
-        raise InputError(f"amoc: min_size={min_size} is too large for {n} observations")
+        raise InputError("amoc", f"min_size={min_size} is too large for {n} observations")
     S, Q = prefix_sums_r(y)
     t = np.arange(min_size, n - min_size + 2, dtype=np.int64)
     tf = t.astype(np.float64)

@@ -583,6 +583,7 @@ def cost(n: int, p: Params) -> list[Cost]:
 
 SPEC = register(DetectorSpec(
     cost=cost,
+    length_limits=lambda n, p: {"n_breaks": max_breaks(n, p)},
     name="autoparm",
     label="Auto-PARM (piecewise AR, MDL)",
     version="2",

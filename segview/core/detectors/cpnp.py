@@ -67,9 +67,9 @@ def cpnp(y: NDArray[np.float64], penalty: float | str = "mbic", nquantiles: int 
     y = np.asarray(y, dtype=np.float64)
     n = y.size
     if n < 2:
-        raise InputError("cpnp needs at least 2 observations")
+        raise InputError("cpnp", "needs at least 2 observations")
     if n < 2 * min_size:
-        raise InputError(f"cpnp: min_size={min_size} is too large for {n} observations")
+        raise InputError("cpnp", f"min_size={min_size} is too large for {n} observations")
     beta, _ = _costs.resolve_penalty(penalty, n, "l2")  # mbic: 3 ln n only (package 0.0.2)
     Q = quantile_counts(y, nquantiles)
     like, last = _ck.pelt_ed(Q, beta, int(min_size), -2.0 * math.log(2 * n - 1),

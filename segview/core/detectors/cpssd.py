@@ -265,7 +265,7 @@ def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int 
         todo = [b for b in betas if done[b] is None]
         ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, costs, threads, nan_free)
         done.update(zip(todo, ran))
-        return [done[b] for b in betas]   # type: ignore[misc]
+        return [done[b] for b in betas]   # type: ignore[misc]  # every beta is filled now: known ones above, the others by this run
 
     return pelt, (None if costs is None else pelt_many)
 

@@ -366,8 +366,8 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     cps, nodes, notes = find_change_points(values, params, ctx)
     acc = sorted((nd for nd in nodes if nd.significant), key=lambda nd: nd.q)
     xs = np.array([nd.q for nd in acc], dtype=np.float64)
-    tracks = (Track("T", np.array([nd.T for nd in acc]), x=xs),
-              Track("Tc", np.array([nd.Tc for nd in acc]), x=xs))
+    tracks: tuple[Track, ...] = (Track("T", np.array([nd.T for nd in acc]), x=xs),
+                                 Track("Tc", np.array([nd.Tc for nd in acc]), x=xs))
     stats = {"nodes": [nd.__dict__.copy() for nd in nodes], "n_nodes": len(nodes)}
     if params["tree_depth"] > 0:
         tree = candidate_tree(values, params["tree_depth"], params["min_size"])

@@ -23,7 +23,6 @@ from ..context import NULL_CONTEXT, RunContext
 from ..errors import ParameterError
 from ..lazy import lazy_module
 from ..params import ParamSpec
-from . import _costs
 
 if TYPE_CHECKING:
     from . import _fpop_kernels as _fk

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -363,7 +363,7 @@ def noise_variance(y: NDArray[np.float64]) -> float:
     return var if var > 0 else 1.0
 
 
-def noise_scaling(values: NDArray[np.float64], params: Params
+def noise_scaling(values: NDArray[np.float64], params: Mapping[str, Any]
                   ) -> tuple[NDArray[np.float64], float, tuple[str, ...]]:
     """The opt-in ``noise_scale``: ``(values to segment, penalty factor, notes)``.
 
@@ -380,7 +380,7 @@ def noise_scaling(values: NDArray[np.float64], params: Params
     return values / sd, 1.0, (f"noise_scale: data divided by the noise sd {sd:.6g}",)
 
 
-def prepare_values(values: NDArray[np.float64], params: Params
+def prepare_values(values: NDArray[np.float64], params: Mapping[str, Any]
                    ) -> tuple[NDArray[np.float64], float, tuple[str, ...]]:
     """The ``scale`` transform, then the opt-in ``noise_scale``: ``(values to segment, penalty
     factor, notes)``. With ``scale="none"`` and ``noise_scale=False`` the input array itself."""

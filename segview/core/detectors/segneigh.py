@@ -88,8 +88,9 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     n = y.size
     Q = int(params["max_segments"])
     if Q > n / 2 + 1:
-        raise InputError(f"segneigh: max_segments={Q} is larger than the maximum number of "
-                         f"segments {n / 2 + 1:g} for {n} observations (R changepoint's rule)")
+        raise InputError("segneigh", f"max_segments={Q} is larger than the maximum number of "
+                                     f"segments {n / 2 + 1:g} for {n} observations (R "
+                                     "changepoint's rule)")
     beta, mbic = _costs.resolve_penalty(params["penalty"], n, "l2")
     if mbic:
         raise ParameterError("penalty", "MBIC is not defined for segment neighbourhood (R "

@@ -41,8 +41,9 @@ from ..api import check_length, run_spec
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import Cancelled, InputError, RecoverableError
 from ..model import Series
-from ..workerguard import deferred_interrupts, terminate_pool
-from ..workerstart import worker_context
+from ..workers.guard import deferred_interrupts
+from ..workers.pool import WorkerPool
+from ..workers.start import worker_context
 from ..params import Params
 from ..registry import DetectorSpec
 from .cache import ResultCache
@@ -194,7 +195,7 @@ def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: i
     t0 = time.perf_counter()
     try:
         check_length(spec, series.values, members[0][1].params, series.id)
-        prepared = spec.prepare(series.values, members[0][1].params, NULL_CONTEXT)  # type: ignore[misc]
+        prepared = spec.prepare(series.values, members[0][1].params, NULL_CONTEXT)  # type: ignore[misc]  # only detectors with a prepare stage are grouped into shared chunks (the planner's rule)
     except Cancelled:
         raise
     except Exception:  # noqa: BLE001  (each member then reports its own error)
@@ -230,7 +231,7 @@ def _run_chunk(series: Sequence[Series], members: Sequence[tuple[int, MethodSpec
 
 
 def _init_worker(series: Sequence[Series]) -> None:
-    from ..workerguard import guard_worker
+    from ..workers.guard import guard_worker
 
     guard_worker()
     _PAYLOAD["series"] = series
@@ -265,15 +266,16 @@ class Executor:
 class SerialExecutor(Executor):
     """Everything in the calling process (tests, tiny jobs, debugging)."""
 
-    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
+    def run(self, series, tasks, full=True):
         for members, idx in tasks:
             yield _run_chunk(series, members, idx, full)
 
 
 def _pool_context() -> Any:
-    """Workers forked from the fork server that loaded numba once (:mod:`..workerstart`; a fresh
-    process, so neither this process's threads nor numba's OpenMP pool are ever forked: forking a
-    process that ran a parallel kernel aborts the child), or spawned where there is none."""
+    """Workers forked from the fork server that loaded numba once
+    (:mod:`segview.core.workers.start`; a fresh process, so neither this process's threads nor
+    numba's OpenMP pool are ever forked: forking a process that ran a parallel kernel aborts the
+    child), or spawned where there is none."""
     return worker_context()
 
 
@@ -283,7 +285,7 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, int(workers or os.cpu_count() or 1))
 
-    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
+    def run(self, series, tasks, full=True):
         """Yields each task's rows. A worker that dies (a crash in compiled code, the OOM killer)
         breaks the pool and every task still in it: the unfinished tasks are retried series by
         series in a fresh pool of spawned workers; what breaks that one too runs once more alone,
@@ -301,17 +303,15 @@ class LocalExecutor(Executor):
         if pending:
             log.warning("a worker process died again; running %d task(s) one at a time",
                         len(pending))
-        pool = None
+        pool = self._pool("spawn", 1, series)
         try:
             for members, idx in pending:
                 with deferred_interrupts():  # never cut a worker's start-up data
-                    pool = pool or self._pool("spawn", 1, series)
                     fut = pool.submit(_pool_task, members, idx, full)
                 try:
                     rows = fut.result()
                 except BrokenProcessPool:  # alone in its worker: this task kills it
-                    terminate_pool(pool)
-                    pool = None
+                    pool.replace()  # the next task starts a fresh worker
                     rows = [(si, ri, {"steady_index": None, "change_points": [], "runtime_ms": 0.0,
                                       "error": f"a worker process died while running "
                                                f"{ms.spec.name} on this series (also when run "
@@ -319,26 +319,24 @@ class LocalExecutor(Executor):
                             for si, ms in members for ri in idx]
                 yield rows
         except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
-            terminate_pool(pool)
+            pool.terminate()
             raise
-        if pool is not None:
-            pool.shutdown(wait=True)
+        pool.shutdown()
 
-    def _pool(self, context: str | None, workers: int, series: Any) -> cf.ProcessPoolExecutor:
-        """A pool whose workers hold ``series`` (``context`` None: :func:`_pool_context`)."""
+    def _pool(self, context: str | None, workers: int, series: Any) -> WorkerPool:
+        """A pool whose workers hold ``series`` (``context`` None: :func:`_pool_context`);
+        its processes start with the first task."""
         mp_context = _pool_context() if context is None else mp.get_context(context)
-        return cf.ProcessPoolExecutor(workers, mp_context=mp_context, initializer=_init_worker,
-                                      initargs=(list(series),))
+        return WorkerPool(workers, _init_worker, (list(series),), context=mp_context, what="batch")
 
-    def _run_pool(self, series, tasks, full, context):  # type: ignore[no-untyped-def]
+    def _run_pool(self, series, tasks, full, context):
         """Run ``tasks`` in one pool, yielding each task's rows; returns the tasks left unfinished
         when a worker died."""
-        pool = None
+        pool = self._pool(context, self.workers, series)
         futures: dict[Any, int] = {}
         done: set[int] = set()
         try:
             with deferred_interrupts():  # workers start in submit(): never cut their start data
-                pool = self._pool(context, self.workers, series)
                 futures = {pool.submit(_pool_task, members, idx, full): k
                            for k, (members, idx) in enumerate(tasks)}
             for fut in cf.as_completed(futures):
@@ -349,12 +347,12 @@ class LocalExecutor(Executor):
                 done.add(futures[fut])
                 yield rows
         except BaseException:  # Ctrl-C, a cancelled run, a closed generator: stop workers now
-            terminate_pool(pool)
+            pool.terminate()
             raise
         if len(done) < len(tasks):
-            terminate_pool(pool)
+            pool.terminate()
         else:
-            pool.shutdown(wait=True)
+            pool.shutdown()
         return [t for k, t in enumerate(tasks) if k not in done]
 
 
@@ -388,7 +386,7 @@ class DaskExecutor(Executor):
         return ExecutorLost(f"scheduler {self.address}", "connection lost mid-run "
                                                           f"({type(err).__name__}: {first})")
 
-    def run(self, series, tasks, full=True):  # type: ignore[no-untyped-def]
+    def run(self, series, tasks, full=True):
         """Yields each task's rows. A task that kills its workers again and again (Dask's
         ``KilledWorker``) fails its rows; a lost scheduler or connection raises
         :class:`ExecutorLost` (the rows yielded so far stand)."""

@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILE = "results.sqlite"
+
+
+def default_cache_dir() -> Path:
+    """The result cache every front end shares (CLI ``--cache-dir`` default, the GUI's evaluation
+    view), so a run from one is a cache hit in the other."""
+    from ..diskmemo import user_cache_dir
+
+    return user_cache_dir() / "results"
 _DAMAGED = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
 
 

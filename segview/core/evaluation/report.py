@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..io import safecsv
+from .. import safecsv
 from .evaluate import CP_ROW_KEYS, METHOD_KEYS, EvaluationReport
 
 _LABELS = {

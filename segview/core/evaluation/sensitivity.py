@@ -126,7 +126,7 @@ def parse_range(text: str) -> Factor:
         raise ParameterError(name, f"transform must be int, odd or float, got {kind!r}")
     if not low < high:
         raise ParameterError(name, f"low {low} must be below high {high}")
-    return Factor(name.strip().replace("-", "_"), low, high, kind)  # type: ignore[arg-type]
+    return Factor(name.strip().replace("-", "_"), low, high, kind)  # type: ignore[arg-type]  # kind is one of the three Factor kinds (checked above)
 
 
 def check_factors(spec: DetectorSpec, factors: Sequence[Factor]) -> list[Factor]:
@@ -157,7 +157,7 @@ def truth_arrays(truth: Mapping[str, TruthRow], series: Sequence[Series]
         if sid not in by_id:
             raise InputError("series", f"truth series {sid} is not among the loaded series")
         idx.append(by_id[sid])
-        g.append(float(row.reference))  # type: ignore[arg-type]
+        g.append(float(row.reference))  # type: ignore[arg-type]  # only steady truth rows (with a reference) reach this line
     if not idx:
         raise InputError("truth", "no steady series in the truth")
     return idx, np.asarray(g)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..io import safecsv
+from .. import safecsv
 from ..io.readers import read_json
 from ..errors import DataFormatError
 from .metrics import TruthRow

@@ -7,7 +7,7 @@ raises :class:`~segview.core.errors.DataFormatError`.
 Two kinds of folders are more than their files:
 
 * a **segview export** (a labeled dataset written by ``segview session export``), recognised by its
-  manifest ``metadata.json`` (:func:`segview.core.annotation.export.is_export_folder`): its series,
+  manifest ``metadata.json`` (:func:`segview.core.io.export_folder.is_export_folder`): its series,
   aggregated labels, judgments and adjudications are read with the manifest's file list and hashes;
 * a **TCPD folder**: an ``annotations.json`` beside (or above) the dataset files gives each
   annotator's change points per dataset name (``Dataset.annotations``).
@@ -45,7 +45,7 @@ class Dataset(Sequence[Series]):
         labels: aggregated steady-state labels per series id from a segview export
             (:class:`~segview.core.io.labels_csv.LabelRow`).
         exports: the segview export folders read
-            (:class:`~segview.core.annotation.export.ExportedDataset`, with judgments).
+            (:class:`~segview.core.io.export_folder.ExportedDataset`, with judgments).
     """
 
     series: list[Series] = field(default_factory=list)
@@ -60,7 +60,7 @@ class Dataset(Sequence[Series]):
     def __getitem__(self, i: int) -> Series: ...
     @overload
     def __getitem__(self, i: slice) -> Sequence[Series]: ...
-    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+    def __getitem__(self, i):
         return self.series[i]
 
     def __len__(self) -> int:
@@ -137,7 +137,7 @@ ANNOTATIONS_FILE = "annotations.json"
 
 
 def _is_export(folder: Path) -> bool:
-    from ..annotation.export import is_export_folder
+    from .export_folder import is_export_folder
     return is_export_folder(folder)
 
 
@@ -164,7 +164,7 @@ def _add_annotations(ds: Dataset, path: Path) -> None:
 
 
 def _add_export(ds: Dataset, folder: Path) -> None:
-    from ..annotation.export import read_export
+    from .export_folder import read_export
     exp = read_export(folder)
     ds.series.extend(exp.series)
     ds.exports.append(exp)

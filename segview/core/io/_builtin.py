@@ -87,7 +87,7 @@ register_reader(Reader(
 from . import criterion_rs, gbench, hyperfine_json, pyperf_json, pytest_benchmark_json  # noqa: E402
 
 
-def _harness(*args, **kwargs) -> Reader:  # type: ignore[no-untyped-def]
+def _harness(*args, **kwargs) -> Reader:
     """A harness reader: found by its specific sniff only, never the fallback for its extension."""
     return Reader(*args, fallback=False, **kwargs)
 

@@ -62,7 +62,7 @@ from ..errors import DataFormatError, ParameterError, SegviewWarning
 from ..model import Series
 from .csv_series import _text_and_delimiter
 from .readers import read_head, read_text
-from .safecsv import unescape_cell
+from ..safecsv import unescape_cell
 
 HARNESS = "table"
 FORMAT = "columns"
@@ -469,7 +469,7 @@ def _exec_index(keys: "list[tuple[str, str]]") -> dict[tuple[str, str], int]:
     index: dict[tuple[str, str], int] = {}
     for name, labs in labels.items():
         if all(_whole(x) is not None for x in labs):
-            labs = sorted(labs, key=lambda x: _whole(x))  # type: ignore[arg-type,return-value]
+            labs = sorted(labs, key=lambda x: _whole(x))  # type: ignore[arg-type,return-value]  # every label has a whole number here (checked on the line above)
         for k, lab in enumerate(labs):
             index[(name, lab)] = k
     return index

@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Sequence
 from typing import Any
-from . import safecsv
+from .. import safecsv
 
 CSV_COLUMNS = ("series_id", "method", "steady_index", "change_points", "runtime_ms", "benchmark",
                "execution", "strengths", "strength_label")

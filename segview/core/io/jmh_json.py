@@ -304,9 +304,9 @@ class ForkMetadata(Mapping[str, Any]):
              ) -> "list[ForkMetadata]":
         """One per fork of ``forks``, filled by C-level ``map`` passes (no __init__ call each)."""
         objs = list(map(object.__new__, repeat(cls, len(forks))))
-        deque(map(cls._source.__set__, objs, repeat(source)), maxlen=0)  # type: ignore[attr-defined]
-        deque(map(cls._fork.__set__, objs, forks), maxlen=0)  # type: ignore[attr-defined]
-        deque(map(cls._extra.__set__, objs, repeat(extra)), maxlen=0)  # type: ignore[attr-defined]
+        deque(map(getattr(cls, "_source").__set__, objs, repeat(source)), maxlen=0)
+        deque(map(getattr(cls, "_fork").__set__, objs, forks), maxlen=0)
+        deque(map(getattr(cls, "_extra").__set__, objs, repeat(extra)), maxlen=0)
         return objs
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import safecsv
+from .. import safecsv
 from ..errors import DataFormatError
 
 JUDGE_PREFIX = "judge_"

@@ -26,6 +26,6 @@ def report(series: Sequence[Series], benchmark: str | None, source: str, reason:
     if target is None and series:
         target = series[0]
     if target is not None:
-        target.metadata.setdefault(LOAD_WARNINGS, []).append(str(warning))  # type: ignore[attr-defined]
+        target.metadata.setdefault(LOAD_WARNINGS, []).append(str(warning))  # type: ignore[attr-defined]  # Series.metadata is typed read-only (Mapping); loaders fill it while building
     warnings.warn(warning, stacklevel=3)
     return warning

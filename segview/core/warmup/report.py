@@ -24,7 +24,7 @@ import numpy as np
 
 from ..benchmark import Benchmark, measured
 from ..errors import InputError
-from ..io import safecsv
+from .. import safecsv
 from .analysis import BenchmarkWarmup, ExecutionWarmup
 from .classify import CLASSES
 

@@ -14,7 +14,6 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from sqlalchemy.exc import SQLAlchemyError
 
 from ...core.annotation.session import Label
 from ...core.errors import RecoverableError, StaleLabelError
@@ -78,7 +77,7 @@ class LabelActions:
         except StaleLabelError as err:
             self._stale(err)
             return False
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             self.show_error(f"Not saved: {err}")
             self._refresh()
             return False
@@ -92,7 +91,7 @@ class LabelActions:
 
     def _stale(self, err: StaleLabelError) -> None:
         """Another window of this judge changed the label: say so, and show the newer label."""
-        now = describe(err.current, self.session.protocol)  # type: ignore[arg-type]
+        now = describe(err.current, self.session.protocol)  # type: ignore[arg-type]  # StaleLabelError.current is a Label or None, typed object in the Qt-free errors module
         self._refresh()
         self.show_error(f"Not saved: your label of {err.series_id} was changed in another window "
                         f"(or on another machine) since this window showed it. It is now: {now}. "
@@ -101,7 +100,7 @@ class LabelActions:
     def _refresh(self) -> None:
         try:
             self.labels = self.session.labels(self.judge)
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             self.show_error(f"Cannot read the labels: {err}")
         self._show_label()
         if self.review_mode and self.review is not None:
@@ -172,7 +171,7 @@ class LabelActions:
         except StaleLabelError as err:
             self._stale(err)
             return
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             # the label stays; a "Saved ... cleared" after this would be false (issue 17, item 8)
             self.show_error(f"Not saved: {err}")
             self._refresh()
@@ -200,7 +199,7 @@ class LabelActions:
                 self.go_to_series(err.series_id)
             self._stale(err)
             return
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             self.show_error(f"{kind.capitalize()} failed: {err}")
             return
         if sid is None:

@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                                QVBoxLayout, QWidget)
-from sqlalchemy.exc import SQLAlchemyError
 
 from ...core import registry
 from ...core.annotation import agreement
@@ -171,7 +170,7 @@ class ReviewPanel(QWidget):
             else:
                 rows = cp_disagreements(s.all_labels())
                 self.summary.setText(f"{len(s.all_labels())} series labelled by someone")
-        except (RecoverableError, SQLAlchemyError, ValueError) as err:
+        except (RecoverableError, ValueError) as err:
             self.summary.setText(f"Aggregation not available: {err}")
             rows = []
         # a stable order: rows keep their place while the adjudicator works (a re-sort by
@@ -218,7 +217,7 @@ class ReviewPanel(QWidget):
         w = self.window
         try:
             self.visible = w.session.visible_labels(w.judge, w.series_id, review=True)
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             self.visible = {}
             self.others.setText(f"not available: {err}")
             return
@@ -270,7 +269,7 @@ class ReviewPanel(QWidget):
         w = self.window
         try:
             gt = next((g for g in w.session.aggregate() if g.series_id == w.series_id), None)
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             w.show_error(f"Aggregation failed: {err}")
             return
         if gt is None or gt.steady is None:

@@ -25,7 +25,6 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QCompleter, QDockWidget, QHBoxLayout, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
-from sqlalchemy.exc import SQLAlchemyError
 
 from ...core.annotation.session import AnnotationSession, Item, Judge, Label
 from ...core.annotation.store import Store
@@ -371,7 +370,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
             order = s.order(j)
             labels = s.labels(j)
             last = s.last_visited(j)
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             store.close()
             self.show_error(f"Cannot open session {session!r}: {err}")
             return False
@@ -425,7 +424,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
             # the stored labels, not this window's memory of them: another window of this judge
             # may have labelled the series meanwhile (shown before this window may act on it)
             self.labels = self.session.labels(self.judge)
-        except (RecoverableError, SQLAlchemyError) as err:
+        except RecoverableError as err:
             self.show_error(f"Cannot show {sid}: {err}")
             return
         self.current = series
@@ -570,7 +569,6 @@ def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
     import sys
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segview"])
     app.setOrganizationName("segview")

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Slot
 
+from ...core.evaluation.inputs import Onsets
 from ...core.evaluation.metrics import TruthRow
-from .inputs import Onsets
 
 
 class ExplorerOverlay(QObject):
     """Pool of one labelled line per evaluated method on the explorer's plot."""
 
-    def __init__(self, explorer, parent: QObject | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, explorer, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.explorer = explorer
         self.truth: dict[str, TruthRow] = {}

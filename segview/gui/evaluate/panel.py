@@ -183,7 +183,7 @@ class InputsPanel(QWidget):
     def pair(self) -> tuple[str, str] | None:
         if self.pair_combo.currentIndex() < 0:
             return None
-        return tuple(self.pair_combo.currentData())  # type: ignore[return-value]
+        return tuple(self.pair_combo.currentData())  # type: ignore[return-value]  # the combo's data are the (method, method) pairs added in set_pairs
 
     def run_choice(self) -> str | None:
         if self.run_combo.currentIndex() < 0:

@@ -34,7 +34,7 @@ def _bins(values: list[np.ndarray]) -> np.ndarray:
 class EvaluationPlots(pg.GraphicsLayoutWidget):
     """Three plots in a row; :meth:`set_report` redraws them all."""
 
-    def __init__(self, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setBackground("w")
         self.bars = self.addPlot(row=0, col=0)

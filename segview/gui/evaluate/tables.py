@@ -13,9 +13,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ...core.evaluation.evaluate import METHOD_KEYS, EvaluationReport
+from ...core.evaluation.inputs import Onsets
 from ...core.evaluation.metrics import TruthRow
 from ...core.evaluation.stats_tests import TestResult
-from .inputs import Onsets
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -226,7 +226,7 @@ class SeriesErrorModel(_Model):
         """Signed error, ``"FN"``/``"FP"``, or None (both never steady)."""
         g, p = self.truth[sid].reference, self.preds[method].get(sid)
         if self.truth[sid].steady and p is not None:
-            return int(g) - int(p)  # type: ignore[arg-type]
+            return int(g) - int(p)  # type: ignore[arg-type]  # the reference is an int when the truth row is steady
         if self.truth[sid].steady:
             return "FN"
         return "FP" if p is not None else None
@@ -266,7 +266,7 @@ class SeriesErrorModel(_Model):
                 return sid
             if isinstance(v, int):
                 return float(abs(v)) if col >= 4 and (col - 4) % 2 == 1 else float(v)
-            return {"FN": 1e12, "FP": 1e12 - 1, "never": 1e11}.get(v, -1.0)  # type: ignore[arg-type]
+            return {"FN": 1e12, "FP": 1e12 - 1, "never": 1e11}.get(v, -1.0)  # type: ignore[arg-type]  # v is one of the marker strings here (ints are handled above)
         if role == Qt.ItemDataRole.TextAlignmentRole and col != 0:
             return ALIGN_RIGHT
         if role == Qt.ItemDataRole.BackgroundRole and v in ("FN", "FP"):

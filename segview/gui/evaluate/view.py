@@ -13,19 +13,21 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMainWind
 from ...core import registry
 from ...core.errors import RecoverableError
 from ...core.evaluation.batch import MethodSpec
+from ...core.evaluation.cache import default_cache_dir
 from ...core.evaluation.evaluate import EvaluationReport
+from ...core.evaluation.inputs import (MethodEntry, label_onset_columns, onsets_from_labels,
+                                       read_prediction_file, truth_from_labels, unique_name)
+from ...core.evaluation.job import EvaluationOutcome, EvaluationRequest
 from ...core.evaluation.metrics import TruthRow
 from ...core.evaluation.tables import read_truth
 from ...core.io.labels_csv import LabelRow
 from ...core.model import Series
 from .actions import EvaluationActions
-from .inputs import (MethodEntry, label_onset_columns, onsets_from_labels, read_prediction_file,
-                     truth_from_labels, unique_name)
 from .overlay import ExplorerOverlay
 from .panel import InputsPanel
 from .plots import EvaluationPlots
 from .tables import SORT_ROLE, SeriesErrorModel, SummaryModel, TestsModel
-from .worker import EvaluationJob, EvaluationOutcome, EvaluationRequest, default_cache_dir
+from .worker import EvaluationJob
 
 log = logging.getLogger(__name__)
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F")
@@ -73,7 +75,7 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         self.entries: list[MethodEntry] = []
         self.colors: dict[str, str] = {}
         self.outcome: EvaluationOutcome | None = None
-        self.cache_dir: str | None = default_cache_dir()
+        self.cache_dir: str | None = str(default_cache_dir())
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self._job: EvaluationJob | None = None
@@ -274,7 +276,7 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
             if e.onsets is not None and e.params == params:
                 known[e.name] = e.onsets
             else:
-                runs.append((e.name, MethodSpec.of(e.spec, params)))  # type: ignore[arg-type]
+                runs.append((e.name, MethodSpec.of(e.spec, params)))  # type: ignore[arg-type]  # a 'run' entry always has a spec (MethodEntry.kind == 'run')
         return EvaluationRequest(truth=dict(self.truth), known=known, runs=tuple(runs),
                                  series=tuple(self.series), order=tuple(e.name for e in entries),
                                  mode=self.panel.scoring(), cache_dir=self.cache_dir)
@@ -310,14 +312,14 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         self._job = None
         self.panel.set_running(False, False)
 
-    @Slot(int, int)
-    def _on_job_progress(self, done: int, total: int) -> None:
-        self.panel.progress.setRange(0, max(1, total))
-        self.panel.progress.setValue(done)
-        self.panel.progress.setFormat(f"{done}/{total} runs")
+    @Slot(object, float, str)
+    def _on_job_progress(self, _tag: object, fraction: float, message: str) -> None:
+        self.panel.progress.setRange(0, 1000)
+        self.panel.progress.setFormat(message)  # "done/total runs"
+        self.panel.progress.setValue(int(round(1000 * fraction)))
 
-    @Slot(object)
-    def _on_job_finished(self, outcome: EvaluationOutcome) -> None:
+    @Slot(object, object)
+    def _on_job_finished(self, _tag: object, outcome: EvaluationOutcome) -> None:
         self._job_ended()
         for name, onsets in outcome.computed.items():
             entry = next(e for e in self.entries if e.name == name)
@@ -325,15 +327,15 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         self.show_outcome(outcome)
         self.evaluated.emit(outcome.report)
 
-    @Slot(str)
-    def _on_job_failed(self, text: str) -> None:
+    @Slot(object, str, bool)
+    def _on_job_failed(self, _tag: object, text: str, recoverable: bool) -> None:
         self._job_ended()
         first = text.strip().splitlines()[-1] if text.strip() else "failed"
         self.post(f"Evaluation failed: {first}")
         self.evaluation_failed.emit(text)
 
-    @Slot()
-    def _on_job_cancelled(self) -> None:
+    @Slot(object)
+    def _on_job_cancelled(self, _tag: object) -> None:
         self._job_ended()
         self.post("Evaluation cancelled")
         self.evaluation_failed.emit("cancelled")

@@ -140,7 +140,7 @@ def label_axis_with_times(axis: pg.AxisItem, times: Sequence[object] | None,
             out.append(_short(texts[i], spacing, one_day) if ok else "")
         return out if any(out) else base(axis, values, scale, spacing)
 
-    axis.tickStrings = tick_strings  # type: ignore[method-assign]
+    axis.tickStrings = tick_strings  # type: ignore[method-assign]  # deliberate: this axis instance formats its ticks with our function
     axis.picture = None
     axis.update()
 

@@ -104,7 +104,7 @@ class LaneMarkers:
     def region_bounds(self) -> tuple[float, float] | None:
         if not (self.visible and self.onset is not None):
             return None
-        return tuple(float(v) for v in self.region.getRegion())  # type: ignore[return-value]
+        return tuple(float(v) for v in self.region.getRegion())  # type: ignore[return-value]  # a region has exactly two ends; tuple() of a generator is typed variadic
 
     def remove(self) -> None:
         for item in [*self.lines, self.curve, self.region]:

@@ -1,4 +1,4 @@
-"""Imported once, by the detector workers' fork server (:mod:`segview.core.workerstart`).
+"""Imported once, by the detector workers' fork server (:mod:`segview.core.workers.start`).
 
 Loads what every worker needs before the server forks any: numpy, the detectors' registrations,
 numba with its compiler registries (which import scipy.linalg), the detectors' kernel modules (not
@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 #: Modules every worker of a run-all uses (kernel modules: their dispatchers, not compiled code).
 MODULES = (
     "numpy",
-    "segview.core.procpool",
+    "segview.core.workers.runner",
     "segview.core.detectors",
     "numba",
     "segview.core.detectors._cost_kernels",

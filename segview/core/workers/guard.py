@@ -6,18 +6,17 @@ ends the worker within about half a second. Linux's parent-death signal is not u
 the *thread* that spawned the worker ends, and segview spawns workers from pool threads that Qt
 retires after a while.
 
-A worker forked by multiprocessing's fork server (:mod:`.workerstart`) is the server's child. The
+A worker forked by multiprocessing's fork server (:mod:`.start`) is the server's child. The
 server ends when the write ends of its "alive" pipe are closed, and each forked worker inherits one
 (so that it could start processes itself): the owner's death then left the server, and with it
 every worker's parent, alive for ever. Workers start no processes, so they close their copy.
 
 Ctrl-C is the parent's business: workers ignore SIGINT (the terminal sends it to the whole process
-group), and the parent terminates them at once (:func:`terminate_pool`) instead of waiting for
+group), and the parent terminates them at once (:func:`.pool.terminate_pool`) instead of waiting for
 running tasks, so a batch stops within a second or two.
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import os
 import signal
@@ -48,7 +47,7 @@ def _drop_forkserver_alive_fd() -> None:
     server = getattr(forkserver, "_forkserver", None)
     fd = getattr(server, "_forkserver_alive_fd", None)
     # the owner started the server (it knows its pid); a forked worker only inherited the fd
-    if fd is None or getattr(server, "_forkserver_pid", None) is not None:
+    if server is None or fd is None or getattr(server, "_forkserver_pid", None) is not None:
         return
     try:
         os.close(fd)
@@ -62,24 +61,6 @@ def _watch(parent: int) -> None:
     while not stop.wait(POLL_S):
         if os.getppid() != parent:
             os._exit(70)  # the parent is gone: nothing to deliver results to
-
-
-def terminate_pool(pool: cf.ProcessPoolExecutor | None) -> None:
-    """Stop a process pool now: queued work is cancelled and running workers are terminated."""
-    if pool is None:
-        return
-    procs: dict[Any, Any] = dict(getattr(pool, "_processes", None) or {})
-    for proc in procs.values():
-        try:
-            proc.terminate()
-        except (OSError, AttributeError):
-            pass
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs.values():
-        try:
-            proc.join(2.0)
-        except (OSError, AssertionError, AttributeError):
-            pass
 
 
 @contextlib.contextmanager

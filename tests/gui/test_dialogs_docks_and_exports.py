@@ -1,4 +1,4 @@
-"""Issue 12 point 9, each as a person met it: Quit, the adjudication list, View entries for closed
+"""Everyday window chrome, each as a person meets it: Quit, the adjudication list, View entries for closed
 docks, the shortcuts dialog and About box, the status readout, file dialogs, the session dialog,
 the evaluation window's Run now, the series table's parameter marks, exported legends."""
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 

@@ -5,7 +5,7 @@ Python code shares the GIL with the GUI thread, and every Qt call of a repaint t
 GIL may wait for it: paints that take 5 ms on an idle machine took 10-16 ms while op, pelt and
 fisher ran, and Auto-PARM alone stalled the event loop for 60 ms. A :class:`ProcessRunner` runs the
 detector in a separate process instead (forked from a fresh fork server that loaded numba once,
-:mod:`.workerstart`, or spawned; the GUI process itself is never forked); the pool
+:mod:`.start`, or spawned; the GUI process itself is never forked); the pool
 thread only waits for the answer, which costs the GUI nothing.
 
 Cancellation and progress cross the process boundary through shared memory: each call gets a
@@ -41,13 +41,14 @@ from typing import Any
 
 import numpy as np
 
-from .api import check_length, run_spec
-from .context import RunContext
-from .errors import Cancelled, RecoverableError
-from .model import Series
-from .params import Params
-from .registry import DetectorSpec
-from .workerstart import worker_context
+from ..api import check_length, run_spec
+from ..context import RunContext
+from ..errors import Cancelled, RecoverableError
+from ..model import Series
+from ..params import Params
+from ..registry import DetectorSpec
+from .pool import WorkerPool
+from .start import worker_context
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ def compute(spec: DetectorSpec, series: Series, params: Params, ctx: RunContext,
 
 def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: bool,
                  status: Any = None) -> None:
-    from .workerguard import guard_worker
+    from .guard import guard_worker
 
     guard_worker()
     _SHARED.update(flags=flags, fractions=fractions, messages=messages, slot=None)
@@ -142,7 +143,7 @@ def _init_worker(flags: Any, fractions: Any, messages: Any, nice: int, warm: boo
             os.nice(nice)
         except OSError:  # not permitted: run at normal priority
             pass
-    from . import registry
+    from .. import registry
 
     registry.all_specs()
     _watch_compilation()
@@ -176,7 +177,7 @@ def _watch_compilation() -> Any:
         def on_start(self, ev: Any) -> None:
             self.depth += 1
             func = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
-            if str(getattr(func, "__module__", "")).startswith("segview"):
+            if func is not None and str(getattr(func, "__module__", "")).startswith("segview"):
                 text = f"compiling numba kernel {func.__name__} (first run only)"
             else:  # numba's own helpers compiled for a segview kernel
                 text = "compiling numba kernels (first run only)"
@@ -198,7 +199,7 @@ def _watch_compilation() -> Any:
 
 def warm_up(n: int = 400) -> None:
     """Run every fast registered detector once on a small series (loads compiled kernels)."""
-    from . import registry
+    from .. import registry
 
     rng = np.random.default_rng(1)
     values = np.concatenate([np.linspace(3.0, 1.0, n // 4), np.ones(n - n // 4)])
@@ -222,13 +223,13 @@ def _slot_context(slot: int) -> RunContext:
         messages[start:start + len(raw) + 1] = raw + b"\0"
         fractions[slot] = fraction
 
-    return RunContext(SharedFlag(_SHARED["flags"], slot), report)  # type: ignore[arg-type]
+    return RunContext(SharedFlag(_SHARED["flags"], slot), report)  # type: ignore[arg-type]  # SharedFlag offers the part of threading.Event a RunContext uses
 
 
 def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | None, sid: str,
                    params: Params, prepared: object | None,
                    dims: tuple[str, ...] | None = None) -> Outcome:
-    from . import registry
+    from .. import registry
 
     _SHARED["slot"] = slot
     try:
@@ -336,54 +337,51 @@ class ProcessRunner:
         self._ctx = worker_context()
         self._flags = self._ctx.RawArray(ctypes.c_int8, slots)
         self._fractions = self._ctx.RawArray(ctypes.c_double, slots)
-        self._messages = self._ctx.RawArray(ctypes.c_char, slots * MESSAGE_BYTES)
+        # c_char arrays: a slice is bytes (typeshed says a list of them)
+        self._messages: Any = self._ctx.RawArray(ctypes.c_char, slots * MESSAGE_BYTES)
         self._phases = self._ctx.RawArray(ctypes.c_int8, WORKER_SLOTS)
-        self._texts = self._ctx.RawArray(ctypes.c_char, WORKER_SLOTS * MESSAGE_BYTES)
+        self._texts: Any = self._ctx.RawArray(ctypes.c_char, WORKER_SLOTS * MESSAGE_BYTES)
         self._counter = self._ctx.Value(ctypes.c_int, 0)
-        self.started_at: float | None = None
         self.calls_started = 0
         self.calls_done = 0
         self._free = list(range(slots - 1, -1, -1))
         self._lock = threading.Lock()
         self._slots_free = threading.Condition(self._lock)
-        self._executor: cf.ProcessPoolExecutor | None = None
+        self.pool = WorkerPool(self.workers, _init_worker,
+                               (self._flags, self._fractions, self._messages, self.nice, self.warm,
+                                (self._phases, self._texts, self._counter)),
+                               context=self._ctx, what="detector")
         self.closed = False
-        self.restarts = 0
 
     # ----------------------------------------------------------------- life cycle
+    @property
+    def started_at(self) -> float | None:
+        """When the first pool started (``time.monotonic()``), or None."""
+        return self.pool.started_at
+
+    @property
+    def restarts(self) -> int:
+        """Pools replaced because a worker died."""
+        return self.pool.restarts
+
     def start(self) -> "ProcessRunner":
         """Start the worker processes now (they warm up in the background)."""
         with self._lock:
-            ex = self._ensure_executor()
+            ex = self._executor()
         for _ in range(self.workers):
             ex.submit(_ping)
         return self
 
-    def _ensure_executor(self) -> cf.ProcessPoolExecutor:
+    def _executor(self) -> cf.ProcessPoolExecutor:
+        """The pool's executor (caller holds the lock)."""
         if self.closed:
             raise RuntimeError("ProcessRunner is shut down")
-        if self._executor is None:
-            self._executor = cf.ProcessPoolExecutor(
-                self.workers, mp_context=self._ctx, initializer=_init_worker,
-                initargs=(self._flags, self._fractions, self._messages, self.nice, self.warm,
-                          (self._phases, self._texts, self._counter)))
-            if self.started_at is None:
-                self.started_at = time.monotonic()
-        return self._executor
+        return self.pool.executor
 
     def _on_broken(self, future: cf.Future) -> None:
         """Replace a pool whose worker died (only once per broken pool)."""
         with self._lock:
-            if self._executor is not None and getattr(self._executor, "_broken", False):
-                self._discard_executor()
-
-    def _discard_executor(self) -> None:
-        """Drop a broken pool (caller holds the lock); the next call starts a new one."""
-        ex, self._executor = self._executor, None
-        self.restarts += 1
-        log.warning("a detector worker process died; starting a new pool")
-        if ex is not None:
-            _terminate(ex)
+            self.pool.replace_if_broken()
 
     def warmup_status(self) -> list[tuple[int, str]]:
         """``(phase, text)`` of each worker started so far (``PHASE_*``; the most recent
@@ -398,25 +396,15 @@ class ProcessRunner:
         return out
 
     def worker_pids(self) -> list[int]:
-        ex = self._executor
-        procs = getattr(ex, "_processes", None) or {}
-        return [p.pid for p in procs.values() if p.is_alive()]
+        return [p.pid for p in self.pool.processes()]
 
     def shutdown(self, timeout: float = 2.0) -> None:
         """Cancel every call, stop the workers (terminated when they do not stop in time)."""
         with self._lock:
             self.closed = True
-            ex, self._executor = self._executor, None
             for i in range(len(self._flags)):
                 self._flags[i] = 1
-        if ex is None:
-            return
-        procs = list((getattr(ex, "_processes", None) or {}).values())
-        ex.shutdown(wait=False, cancel_futures=True)
-        end = time.monotonic() + timeout
-        for p in procs:
-            p.join(max(0.0, end - time.monotonic()))
-        _terminate(ex, procs)
+        self.pool.shutdown(timeout)
 
     # ----------------------------------------------------------------- calls
     def submit(self, spec: DetectorSpec, series: Series, params: Params,
@@ -443,16 +431,13 @@ class ProcessRunner:
             self._fractions[slot] = 0.0
             self._messages[slot * MESSAGE_BYTES] = b"\0"
             try:
-                try:
-                    fut = self._ensure_executor().submit(entry, slot, *args)
-                except BrokenProcessPool:  # a worker died while idle: replace the pool once
-                    self._discard_executor()
-                    fut = self._ensure_executor().submit(entry, slot, *args)
+                self._executor()  # refuses after shutdown
+                fut = self.pool.submit(entry, slot, *args)  # a pool found broken: replaced once
             except BaseException:  # the slot goes back, whichever attempt failed
                 self._free.append(slot)
                 raise
         self.calls_started += 1
-        fut.add_done_callback(lambda _f, s=slot: self._release(s))
+        fut.add_done_callback(lambda _f: self._release(slot))
         return RemoteCall(self, slot, fut)
 
     def _release(self, slot: int) -> None:
@@ -482,12 +467,3 @@ def unpack(out: Outcome) -> tuple[Any, object | None]:
 
 class DetectorBug(Exception):
     """A detector raised an unexpected exception in a worker; ``str()`` is its traceback."""
-
-
-def _terminate(ex: cf.ProcessPoolExecutor, procs: list | None = None) -> None:
-    for p in procs if procs is not None else list((getattr(ex, "_processes", None) or {}).values()):
-        if p.is_alive():
-            p.terminate()
-            p.join(1.0)
-        if p.is_alive():
-            p.kill()

@@ -1,6 +1,6 @@
-"""Inputs of the evaluation view, without Qt: the truth and the method entries (prediction files,
-onset columns of a ``labels.csv``, detectors to run now) turned into what
-:func:`segview.core.evaluation.evaluate.evaluate_onsets` takes.
+"""Inputs of an evaluation, as the GUI's evaluation view collects them (no Qt here): the truth and
+the method entries (prediction files, onset columns of a ``labels.csv``, detectors to run now)
+turned into what :func:`segview.core.evaluation.evaluate.evaluate_onsets` takes.
 """
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ...core.errors import InputError
-from ...core.evaluation.metrics import TruthRow
-from ...core.evaluation.tables import read_predictions
-from ...core.io.labels_csv import LabelRow
-from ...core.params import Params
-from ...core.registry import DetectorSpec
+from ..errors import InputError
+from .metrics import TruthRow
+from .tables import read_predictions
+from ..io.labels_csv import LabelRow
+from ..params import Params
+from ..registry import DetectorSpec
 
 Onsets = dict[str, "int | None"]
 Kind = Literal["file", "labels", "run"]

@@ -4,11 +4,11 @@ Every worker needs numpy, numba (with llvmlite and, through numba's BLAS check, 
 numba's compiler registries and the detectors: about 110 MB that a spawned worker loads on its own
 (issue 15.6). On Linux, :func:`worker_context` gives multiprocessing's ``forkserver`` start method
 instead: a fresh interpreter, started by ``exec`` (never a fork of the GUI process or of a process
-running numba's threads), imports :mod:`segview.core._worker_preload` once and forks each worker
+running numba's threads), imports :mod:`segview.core.workers.preload` once and forks each worker
 from that state, so the workers share those pages copy-on-write. A worker's PSS (shared pages split
 between the processes mapping them) is then its fair share; its RSS still counts shared pages in
 full. The server starts with the first pool and ends with this process (workers watch their
-parent, :mod:`.workerguard`; the server ends when this process does).
+parent, :mod:`.guard`; the server ends when this process does).
 
 The server keeps the environment it was started with: a variable that must reach the workers
 (``NUMBA_CACHE_DIR``, ``SEGVIEW_CACHE_DIR``) has to be set before the first pool starts, as the
@@ -23,7 +23,7 @@ import os
 import sys
 from multiprocessing.context import BaseContext
 
-PRELOAD = "segview.core._worker_preload"
+PRELOAD = "segview.core.workers.preload"
 ENV = "SEGVIEW_WORKER_START"
 
 
