@@ -14,7 +14,8 @@ import threading
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 from segview.core.warmup import analyse_benchmark
@@ -263,3 +264,44 @@ def test_a_bad_saved_delta_gives_warmup_stats_default(qtbot, make_window):
     assert win.warmup_panel.delta_setting() == (1.0, "ms")
     Settings().q.setValue("warmup/delta", "not json")
     assert Settings().warmup_delta() is None
+
+
+def test_overlay_mode_colours_each_execution_lane_by_its_class(qtbot, make_window, tmp_path):
+    """Overlay mode: the lane of each execution under the overlay is tinted with its class's
+    colour (small multiples tint the plot instead), on screen too."""
+    from segview.gui.plots.benchmark_view import OVERLAY_CLASS_ALPHA
+
+    win = make_window(fakes.FAKE_CP)
+    b = _open(qtbot, win, _csv(tmp_path))
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        qtbot.mouseClick(win.warmup_panel.open_button, Qt.MouseButton.LeftButton)
+    view = win.bench_view
+    view.set_overlaid(True)
+    lanes = view.overlay_lanes
+    for s, cls in zip(b.executions, MIXED):
+        assert view.overlay_class_color(s.id) == CLASS_COLORS[cls].lower()
+        assert lanes[s.id].tint_item.isVisible()
+    assert "(lane background)" in view.title.text()
+    # on screen: the middle of each lane's row is the class colour over the white background
+    QApplication.processEvents()
+    image = view.plot_widget.grab().toImage()
+    vb = lanes.plot.vb
+    x0, x1 = vb.viewRange()[0]
+    for s, cls in zip(b.executions, MIXED):
+        row = lanes[s.id].row
+        want = QColor(CLASS_COLORS[cls])
+        seen = []
+        for fx in (0.2, 0.45, 0.7, 0.9):
+            pt = vb.mapViewToScene(QPointF(x0 + fx * (x1 - x0), row + 0.5))
+            pos = view.plot_widget.mapFromScene(pt)
+            c = QColor(image.pixel(int(pos.x() * image.devicePixelRatio()),
+                                   int(pos.y() * image.devicePixelRatio())))
+            seen.append((c.red(), c.green(), c.blue()))
+        blend = [round(255 - (255 - v) * OVERLAY_CLASS_ALPHA / 255)
+                 for v in (want.red(), want.green(), want.blue())]
+        assert any(max(abs(a - e) for a, e in zip(px, blend)) <= 8 for px in seen), (cls, seen,
+                                                                                     blend)
+    # a new analysis without classes (e.g. the panel closed) takes the tint away
+    view.set_classes(None)
+    assert all(view.overlay_class_color(s.id) is None for s in b.executions)
+    assert not lanes[b.executions[0].id].tint_item.isVisible()
