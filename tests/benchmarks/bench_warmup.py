@@ -58,7 +58,8 @@ def classify_all(xs, plain: bool):
     classes = Counter()
     orig = seg_mod.pelt_r_meanvar_fast
     if plain:
-        seg_mod.pelt_r_meanvar_fast = lambda s1, s2, b, m=2: _pelt_r.pelt_r_meanvar(s1, s2, b, m)
+        seg_mod.pelt_r_meanvar_fast = (lambda s1, s2, b, m=2, notes=None:
+                                       _pelt_r.pelt_r_meanvar(s1, s2, b, m))
     try:
         for x in xs:
             t0 = time.process_time()

@@ -21,17 +21,22 @@ so every lane used has a positive normal ``v~``, ``v`` too, both floored alike, 
 ``log v~`` is approximated from the exponent ``e`` and the significand ``s`` of ``v~``
 (:func:`~segview.core.detectors._vec8.vexponent`, ``vmantissa``; ``s`` halved and ``e`` raised when
 ``s > sqrt 2``, so ``s`` in ``(0.707, 1.415)``): ``e ln2 + 2 atanh(z)``, ``z = (s-1)/(s+1)``,
-``|z| < 0.1716``, the atanh series to ``z^15``. Truncation: ``< 2|z|^17/(17 (1 - z^2)) < 1.3e-14``;
+``|z| < 0.1716``, the atanh series to ``z^13``. Truncation: ``< 2|z|^15/(15 (1 - z^2)) < 4.6e-13``;
 rounding: ``s - 1`` is exact (Sterbenz), ``z`` has relative error ``<= 2u``, the series ``<= 12u``
 of its value (< 0.35), ``e ln2`` with ``|e| <= 997``: ``ln2`` rounded (``u/2`` relative), product
-and sum rounded (``u`` each, of at most 691): ``< 2.6e-13`` in all. So ``|L~ - log v| <= 3e-13 +
-2.3u + ulp`` and, since libm's log is within one ulp (``< 1.2e-13``), ``|L~ - L| < 5e-13``. The
-same three operations as the plain kernel then give ``C~`` and ``x~``: each rounding adds at most
-``u`` of its result, with ``|ln 2pi + L| + 1 < 694`` and ``|C| <= 694 m``, so
-``|x~ - x| <= m (5e-13 + 4u 694) + 4u (|F[tau]| + |beta| + 694 m) < 2e-12 t + 5e-16 (Fmax + |beta|)``,
-``Fmax`` the largest ``|F|`` so far. The kernel uses ``M = 3e-11 t + 1e-14 (Fmax + |beta| + 1)``,
-ten times that, which also covers the rounding of the thresholds built from ``M`` below (``u`` of
-values below ``Fmax + |beta| + 694 t``).
+and sum rounded (``u`` each, of at most 691): ``< 2.6e-13`` in all. With ``v~`` for ``v``
+(``< 2.6e-16``): ``|L~ - log v| < 7.5e-13`` (``tests/core/test_warmup_changepoints.py`` checks it
+on the whole range, worst significands included). Then ``C~ = m (L~ + K1)`` with ``K1`` the double
+nearest ``ln 2pi + 1`` and ``x~ = (F[tau] + beta) + C~`` (``F[tau] + beta`` kept from step
+``tau``). Against the real ``X = F[tau] + beta + m (ln 2pi + log v + 1)``, with ``|ln 2pi + log v|
++ 1 < 694`` and each rounding at most ``u`` of its result: the plain kernel's
+``x = (F[tau] + m ((ln 2pi + L) + 1)) + beta``, libm's ``L`` within one ulp (``< 1.2e-13``) and five
+roundings, has ``|x - X| < 5.1e-13 m + 2.3e-16 (|F[tau]| + |beta|)``; ``x~`` (log error, ``K1``, four
+roundings) has ``|x~ - X| < 9.8e-13 m + 2.3e-16 (|F[tau]| + |beta|)``. So
+``|x~ - x| < 1.5e-12 t + 4.6e-16 (Fmax + |beta|)``, ``Fmax`` the largest ``|F|`` so far. The
+kernel uses ``M = 3e-11 t + 1e-14 (Fmax + |beta| + 1)``, more than 18 times that, which also covers
+the rounding of the thresholds built from ``M`` below (``u`` of values below
+``Fmax + |beta| + 694 t + 2M``).
 
 Why the decisions are the plain kernel's
 ----------------------------------------
