@@ -15,8 +15,11 @@ import numpy as np
 import pytest
 
 from segview.core.detectors._jit import njit
-
-from segview.core.detectors._pelt_r import normal_meanvar_cost, prefix_sums_r, pelt_r_meanvar
+from segview.core.detectors._pelt_r import (
+    normal_meanvar_cost,
+    pelt_r_meanvar,
+    prefix_sums_r,
+)
 from segview.core.errors import InputError
 from segview.core.warmup import exact_meanvar, meanvar_changepoints
 
@@ -104,6 +107,7 @@ def test_r_emulation_equals_the_exact_dp_where_they_agree_and_never_beats_it(fac
 def test_exact_dp_equals_brute_force_on_tiny_series():
     # every segmentation with segments of >= 2 points, enumerated
     from itertools import combinations
+
     from segview.core.detectors._pelt_r import normal_meanvar_cost
     for seed in range(30):
         x = _random(seed)[:9]
@@ -305,6 +309,7 @@ def test_the_cheap_logarithm_is_inside_its_proven_bound():
 
 def test_a_failing_vector_kernel_gives_the_plain_result_and_a_note(monkeypatch):
     from numba.core.errors import TypingError
+
     from segview.core.warmup import _pelt_vec
 
     def fail(*args):

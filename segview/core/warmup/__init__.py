@@ -43,8 +43,8 @@ __all__ = [
     "BootstrapCI", "ExecutionClass", "ExecutionWarmup", "Segmentation", "Spread",
     "absolute_delta", "analyse", "analyse_benchmark", "analyse_execution", "barrett",
     "benchmark_verdict", "classify", "classify_result", "classify_segmentation", "exact_meanvar",
-    "from_json", "is_warmup_json",
-    "hierarchical_bootstrap", "mark_outliers", "meanvar_changepoints", "outlier_window",
+    "from_json", "hierarchical_bootstrap", "is_warmup_json", "mark_outliers",
+    "meanvar_changepoints", "outlier_window",
     "seconds_per_unit", "segmentation_from_change_points", "steady_limit", "to_json",
     "warmup_stats_bootstrap",
 ]
