@@ -1,7 +1,8 @@
 """``segview compare BEFORE AFTER [--json OUT] [--method barrett|kbkssd|cpssd] [--seed N]``.
 
 BEFORE and AFTER are benchmark result files or folders (two VMs, two commits, two machines), each
-analysed as ``segview warmup`` does. For every benchmark on both sides: the class before and
+analysed as ``segview warmup`` does, or the JSON that ``segview warmup --json`` wrote (its analysis
+is used as it is: the analysis options here do not apply to it). For every benchmark on both sides: the class before and
 after, the steady-state performance ratio AFTER / BEFORE with a bootstrap interval (Kalibera &
 Jones' two-level resampling of executions and iterations on each side, seeded) and a verdict:
 *faster* or *slower* when the interval excludes 1 (read in the benchmark's direction: for a time,
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from ..core.atomic import write_text
 from .warmup import (
@@ -67,6 +69,49 @@ def format_comparison(comp) -> str:
     return "\n".join(lines) + "\n"
 
 
+def read_warmup_json(path: str) -> list | None:  # type: ignore[type-arg]
+    """The analyses in ``path`` when it is a ``segview warmup --json`` document, else None (a
+    folder, another format: the readers take it).
+
+    Raises:
+        DataFormatError: it is such a document but broken (a key twice, a field missing...).
+    """
+    from ..core.errors import DataFormatError
+    from ..core.strictjson import DuplicateKeyError, strict_object
+    from ..core.warmup import from_json, is_warmup_json
+
+    p = Path(path)
+    if not p.is_file():
+        return None
+    try:
+        with open(p, "rb") as fh:
+            if not fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+                return None          # JMH's arrays, CSV, gzip...: not ours, no full parse
+            fh.seek(0)
+            doc = json.loads(fh.read().decode("utf-8-sig"), object_pairs_hook=strict_object)
+    except DuplicateKeyError as err:
+        raise DataFormatError(path, f"key {err.key!r} given twice in one object") from None
+    except (ValueError, UnicodeDecodeError, OSError):
+        return None          # not JSON: one of the readers' formats, or their named error
+    if not is_warmup_json(doc):
+        return None
+    return from_json(doc, path)
+
+
+def _side(args: argparse.Namespace, path: str, params: dict, label: str
+          ) -> tuple[list, int]:  # type: ignore[type-arg]
+    """One side's analyses and failures: read from a warmup JSON, or loaded and analysed."""
+    results = read_warmup_json(path)
+    if results is None:
+        _, results, failures = load_and_analyse(args, [path], params, label)
+        return results, failures
+    methods = sorted({r.method for r in results})
+    if methods != [args.method]:
+        print(f"segview: {label}: the analysis in {path} (method {', '.join(methods)}) is used as "
+              "it is; --method and the analysis options do not apply to it", file=sys.stderr)
+    return results, 0
+
+
 def run(args: argparse.Namespace) -> int:
     from ..core.warmup.compare import compare
 
@@ -75,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     if args.method != "barrett":
         from ..core import registry
         registry.get(args.method)
-    _, before, fb = load_and_analyse(args, [args.before], params, "before")
-    _, after, fa = load_and_analyse(args, [args.after], params, "after")
+    before, fb = _side(args, args.before, params, "before")
+    after, fa = _side(args, args.after, params, "after")
     kw = {k: params[k] for k in ("resamples", "confidence", "seed") if k in params}
     if not kw.get("resamples", 1):
         kw["resamples"] = 10000   # a ratio needs its interval

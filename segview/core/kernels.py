@@ -53,7 +53,8 @@ _logged: set[str] = set()
 _DETECTORS = Path(__file__).resolve().parent / "detectors"
 #: Files outside ``detectors/`` whose numba code is compiled with ``cache=True``.
 _EXTRA_SOURCES = (Path(__file__).resolve().parent / "synthetic.py",
-                  Path(__file__).resolve().parent / "warmup" / "_kernels.py")
+                  Path(__file__).resolve().parent / "warmup" / "_kernels.py",
+                  Path(__file__).resolve().parent / "warmup" / "_pelt_vec.py")
 
 
 def simd_enabled() -> bool:

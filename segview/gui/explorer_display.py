@@ -128,7 +128,8 @@ class ExplorerDisplay:
             self.bench_view.set_classes(None)
             return
         method = self.warmup_panel.method()
-        key = (b.name, method)
+        params = self.warmup_panel.delta_params()
+        key = (b.name, method, float(params["delta"]), str(params["delta_mode"]))
         cached = self.warmup_results.get(key)
         if key == self._warmup_key and cached is None and self.warmup_panel.result is None:
             return  # already under way (another execution of the same benchmark)
@@ -138,7 +139,7 @@ class ExplorerDisplay:
             self._show_warmup_result(cached)
             return
         self.bench_view.set_classes(None)
-        self.runner.request_warmup(key, b, method)
+        self.runner.request_warmup(key, b, method, params)
 
     def _show_warmup_result(self, result: BenchmarkWarmup) -> None:
         self.warmup_panel.set_result(result)
@@ -149,7 +150,8 @@ class ExplorerDisplay:
                                         self.warmup_panel.rule.currentText())
 
     @Slot(object, object)
-    def _on_runner_warmup_ready(self, key: tuple[str, str], result: BenchmarkWarmup) -> None:
+    def _on_runner_warmup_ready(self, key: tuple[str, str, float, str],
+                                result: BenchmarkWarmup) -> None:
         self.warmup_results[key] = result
         while len(self.warmup_results) > 64:  # the oldest analyses go first
             self.warmup_results.pop(next(iter(self.warmup_results)))
@@ -157,7 +159,7 @@ class ExplorerDisplay:
             self._show_warmup_result(result)
 
     @Slot(object, str)
-    def _on_runner_warmup_failed(self, key: tuple[str, str], text: str) -> None:
+    def _on_runner_warmup_failed(self, key: tuple[str, str, float, str], text: str) -> None:
         first = text.strip().splitlines()[-1] if text.strip() else "failed"
         self.post(f"Warm-up analysis of {key[0]} ({key[1]}): {first}", tooltip=text)
         if key == self._warmup_key:
@@ -179,6 +181,13 @@ class ExplorerDisplay:
 
     @Slot(str)
     def _on_warmup_rule_changed(self, _method: str) -> None:
+        self._warmup_key = None
+        self.show_warmup(self._warmup_benchmark())
+
+    @Slot(float, str)
+    def _on_warmup_delta_changed(self, value: float, unit: str) -> None:
+        """A new delta: remembered in the settings, and the benchmark analysed again with it."""
+        self.settings.set_warmup_delta(value, unit)
         self._warmup_key = None
         self.show_warmup(self._warmup_benchmark())
 

@@ -90,8 +90,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.current: Series | None = None
         self.current_benchmark = None  # the Benchmark in the benchmark view (current is None then)
         self.results: dict[tuple[str, str], DetectionResult] = {}
-        self.warmup_results: dict[tuple[str, str], object] = {}  # (benchmark, rule): analysis
-        self._warmup_key: tuple[str, str] | None = None  # the analysis the panel waits for
+        # (benchmark, rule, delta, delta_mode): analysis
+        self.warmup_results: dict[tuple[str, str, float, str], object] = {}
+        self._warmup_key: tuple[str, str, float, str] | None = None  # what the panel waits for
         self.status: dict[str, str] = {}
         self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
@@ -217,7 +218,11 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._add_dock("Series", self.dataset_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         # the selected benchmark's warm-up classes and steady figures (issue 27)
         self.warmup_panel = WarmupPanel(self)
+        saved_delta = self.settings.warmup_delta()
+        if saved_delta is not None:
+            self.warmup_panel.set_delta(*saved_delta)
         self.warmup_panel.rule_changed.connect(self._on_warmup_rule_changed)
+        self.warmup_panel.delta_changed.connect(self._on_warmup_delta_changed)
         self.warmup_panel.open_benchmark.connect(self._on_warmup_open_benchmark)
         self.warmup_panel.open_execution.connect(self._on_bench_view_execution_activated)
         self._add_dock("Warm-up", self.warmup_panel, Qt.DockWidgetArea.LeftDockWidgetArea

@@ -101,6 +101,20 @@ class Settings:
         else:
             self.q.setValue(f"presets/{spec.name}", name)
 
+    # warm-up panel
+    def warmup_delta(self) -> tuple[float, str] | None:
+        """The Warm-up panel's delta ``(value, unit)`` last chosen, None when never saved or
+        unreadable (the panel checks the unit and the value)."""
+        raw = self.q.value("warmup/delta")
+        try:
+            value, unit = json.loads(str(raw)) if raw is not None else (None, None)
+            return (float(value), str(unit)) if unit is not None else None
+        except (ValueError, TypeError):
+            return None
+
+    def set_warmup_delta(self, value: float, unit: str) -> None:
+        self.q.setValue("warmup/delta", json.dumps([float(value), str(unit)]))
+
     # files
     def last_folder(self) -> str:
         """Where file dialogs start: the folder last opened by the user, else the home folder

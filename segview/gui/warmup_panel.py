@@ -6,7 +6,10 @@ common class when consistent), the count of executions per class, the steady ite
 time to steady state (median and inter-quartile range across executions), the steady-state
 performance (median and IQR of the executions' steady means, and the mean with Kalibera & Jones'
 two-level bootstrap interval), and one row per execution with its class. A combo box chooses the
-rule (``barrett``, ``kbkssd``, ``cpssd``: the same classes derived from each method's result).
+rule (``barrett``, ``kbkssd``, ``cpssd``: the same classes derived from each method's result), and
+a spin box with a unit chooses the classification's ``delta`` (warmup_stats' 1 ms by default; a
+time in s, ms, µs or ns, or a percentage of the fastest segment mean), which the window remembers
+in its settings.
 
 The panel computes nothing: the window asks the job runner (:meth:`JobRunner.request_warmup`,
 a worker process) and hands the result to :meth:`WarmupPanel.set_result`; a result for another
@@ -18,9 +21,9 @@ import math
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout,
+                               QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..core.warmup import (BAD_INCONSISTENT, CLASSES, CONSISTENT, GOOD_INCONSISTENT,
                            BenchmarkWarmup, Spread, seconds_per_unit)
@@ -32,8 +35,32 @@ RULES = (("barrett", "Barrett et al. (warmup_stats)"), ("kbkssd", "KB-KSSD"),
 VERDICT_COLORS = {CONSISTENT: "#222222", GOOD_INCONSISTENT: "#7a6a00",
                   BAD_INCONSISTENT: "#B22222"}
 FIELDS = ("class", "counts", "steady_iteration", "time_to_steady", "steady_performance", "ci")
-__all__ = ["CLASS_COLORS", "CLASS_LABELS", "FIELDS", "RULES", "WarmupPanel", "class_html",
-           "display_unit", "number", "spread_text"]
+#: delta's units in the unit box's order: (name, seconds per unit; None: percent of the fastest
+#: segment mean, ``delta_mode="percent"``)
+DELTA_UNITS: tuple[tuple[str, float | None], ...] = (
+    ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9), ("%", None))
+#: warmup_stats' delta (``mark_changepoints_in_json --delta``, 0.001 s) as the panel shows it
+DEFAULT_DELTA = (1.0, "ms")
+__all__ = ["CLASS_COLORS", "CLASS_LABELS", "DEFAULT_DELTA", "DELTA_UNITS", "FIELDS", "RULES",
+           "WarmupPanel", "class_html", "delta_params", "display_unit", "number", "spread_text"]
+
+
+def delta_params(value: float, unit: str) -> dict[str, float | str]:
+    """:func:`~segview.core.warmup.analyse_benchmark`'s ``delta`` and ``delta_mode`` for ``value``
+    in ``unit`` (one of :data:`DELTA_UNITS`): seconds, or a percentage.
+
+    Raises:
+        ValueError: an unknown unit, a negative or non-finite value.
+    """
+    units = dict(DELTA_UNITS)
+    if unit not in units:
+        raise ValueError(f"unknown delta unit {unit!r} (one of {', '.join(units)})")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"delta must be a finite number >= 0, got {value!r}")
+    per = units[unit]
+    if per is None:
+        return {"delta": float(value), "delta_mode": "percent"}
+    return {"delta": float(value) * per, "delta_mode": "absolute"}
 
 _PREFIXES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
@@ -77,17 +104,20 @@ def spread_text(s: Spread | None, unit: str = "", integer: bool = False) -> str:
 class WarmupPanel(QWidget):
     """Summary of one benchmark's warm-up analysis; see the module docstring.
 
-    Signals: ``rule_changed(method)``, ``open_benchmark(name)`` (the button),
-    ``open_execution(series_id)`` (double click on an execution's row), ``result_shown(name)``.
+    Signals: ``rule_changed(method)``, ``delta_changed(value, unit)`` (the user's edit, once it
+    is finished), ``open_benchmark(name)`` (the button), ``open_execution(series_id)`` (double
+    click on an execution's row), ``result_shown(name)``.
     """
 
     rule_changed = Signal(str)
+    delta_changed = Signal(float, str)
     open_benchmark = Signal(str)
     open_execution = Signal(str)
     result_shown = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._quiet = False
         self.result: BenchmarkWarmup | None = None
         self.benchmark_name: str | None = None
         self.executions = 0
@@ -98,6 +128,22 @@ class WarmupPanel(QWidget):
                              "own pipeline (barrett), or KB-KSSD's or CP-SSD's result classified "
                              "by the same rules")
         self.rule.currentIndexChanged.connect(lambda _i: self.rule_changed.emit(self.method()))
+        self.delta = QDoubleSpinBox(self)
+        self.delta.setDecimals(4)
+        self.delta.setRange(0.0, 1e6)
+        self.delta.setKeyboardTracking(False)       # one change per finished edit, not per key
+        self.delta_unit = QComboBox(self)
+        for name, _per in DELTA_UNITS:
+            self.delta_unit.addItem(name, name)
+        tip = ("delta: a segment is equivalent to the last one when its mean lies within the last "
+               "segment's variance plus delta (warmup_stats: 1 ms, coarse for millisecond "
+               "iterations). A time, or % of the fastest segment mean. For higher-is-better "
+               "benchmarks a time is read in the values' unit.")
+        self.delta.setToolTip(tip)
+        self.delta_unit.setToolTip(tip)
+        self._set_delta_widgets(*DEFAULT_DELTA)
+        self.delta.valueChanged.connect(lambda _v: self._on_delta_edited())
+        self.delta_unit.currentIndexChanged.connect(lambda _i: self._on_delta_edited())
         self.title = QLabel(self)
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -144,9 +190,14 @@ class WarmupPanel(QWidget):
         head = QHBoxLayout()
         head.addWidget(QLabel("Rule", self))
         head.addWidget(self.rule, 1)
+        drow = QHBoxLayout()
+        drow.addWidget(QLabel("Delta", self))
+        drow.addWidget(self.delta, 1)
+        drow.addWidget(self.delta_unit)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(head)
+        lay.addLayout(drow)
         lay.addWidget(self.title)
         lay.addWidget(self.status)
         lay.addLayout(form)
@@ -163,6 +214,35 @@ class WarmupPanel(QWidget):
         k = self.rule.findData(name)
         if k >= 0:
             self.rule.setCurrentIndex(k)
+
+    def delta_setting(self) -> tuple[float, str]:
+        """The delta chosen: ``(value, unit)``, unit one of :data:`DELTA_UNITS`."""
+        return float(self.delta.value()), str(self.delta_unit.currentData())
+
+    def delta_params(self) -> dict[str, float | str]:
+        """``delta`` and ``delta_mode`` for :func:`~segview.core.warmup.analyse_benchmark`."""
+        return delta_params(*self.delta_setting())
+
+    def set_delta(self, value: float, unit: str) -> None:
+        """Show ``value`` in ``unit`` (no :attr:`delta_changed`: a setting restored, not an edit);
+        an unknown unit or a bad value gives warmup_stats' 1 ms."""
+        try:
+            delta_params(value, unit)
+        except (ValueError, TypeError):
+            value, unit = DEFAULT_DELTA
+        self._set_delta_widgets(value, unit)
+
+    def _set_delta_widgets(self, value: float, unit: str) -> None:
+        self._quiet = True
+        try:
+            self.delta_unit.setCurrentIndex(max(0, self.delta_unit.findData(unit)))
+            self.delta.setValue(value)
+        finally:
+            self._quiet = False
+
+    def _on_delta_edited(self) -> None:
+        if not self._quiet:
+            self.delta_changed.emit(*self.delta_setting())
 
     def clear(self) -> None:
         self.result = None
@@ -198,8 +278,10 @@ class WarmupPanel(QWidget):
             return False
         self.result = result
         unit = result.unit or ""
+        value, dunit = self.delta_setting()
         self.status.setText(f"{len(result.analysed)} of {len(result.executions)} executions "
-                            f"analysed · {unit or 'no unit'} · {result.direction} is better")
+                            f"analysed · {unit or 'no unit'} · {result.direction} is better · "
+                            f"delta {value:g} {dunit}")
         if result.consistency == CONSISTENT:
             verdict = f"{class_html(result.classification)} <b>(consistent)</b>"
         elif result.consistency is None:

@@ -4,7 +4,7 @@ Issue 27's target: under 10 s of CPU on this 2-core machine. Synthetic execution
 warm-up of random length (0-600 iterations, 2-5x slower), Gaussian noise of 1-5 %, 1 % spikes;
 a tenth of them slow down late instead, a tenth are flat. Reported, in CPU seconds
 (``time.process_time``, one thread): the three steps (outliers, change points, classification)
-over all executions, the same with the plain R-PELT emulation (``--plain``: no cheap-log filter),
+over all executions, the same with the plain R-PELT emulation (``--plain``: no vector kernel),
 and the benchmark-level summary (verdict, spreads, Kalibera-Jones and warmup_stats bootstraps) of
 the 1,000 executions as one benchmark. Peak Python memory (tracemalloc) of the classification
 loop (100 executions) shows it does not grow with the number of executions beyond the results.
@@ -58,7 +58,8 @@ def classify_all(xs, plain: bool):
     classes = Counter()
     orig = seg_mod.pelt_r_meanvar_fast
     if plain:
-        seg_mod.pelt_r_meanvar_fast = lambda s1, s2, b, m=2: _pelt_r.pelt_r_meanvar(s1, s2, b, m)
+        seg_mod.pelt_r_meanvar_fast = (lambda s1, s2, b, m=2, notes=None:
+                                       _pelt_r.pelt_r_meanvar(s1, s2, b, m))
     try:
         for x in xs:
             t0 = time.process_time()
@@ -113,7 +114,7 @@ def main() -> None:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     total = t_out + t_cpt + t_cls
-    print(f"{a.executions} executions x {a.iterations} iterations, barrett (cheap-log filter):")
+    print(f"{a.executions} executions x {a.iterations} iterations, barrett (vector PELT kernel):")
     print(f"  outliers {t_out:.2f} s, change points {t_cpt:.2f} s, classes {t_cls:.2f} s; "
           f"total {total:.2f} s CPU ({1000 * total / a.executions:.1f} ms per execution)")
     print(f"  classes: {dict(classes)}; peak traced memory over 100 executions "

@@ -127,3 +127,84 @@ def test_usage_errors(tmp_path, capsys):
     assert main(["compare", str(DATA / "pypy_nbody.csv"), str(DATA / "pypy_nbody.csv"),
                  "--method", "nope"]) == 2
     capsys.readouterr()
+
+
+def _warmup_json(src, dst) -> None:
+    assert main(["warmup", str(src), "--json", str(dst), "-q", "--seed", "5"]) == 0
+
+
+def test_warmup_json_inputs_compare_exactly_as_the_result_files(runs, tmp_path, capsys):
+    # the JSON carries the executions' steady iterations, so the ratio, its interval and the
+    # verdicts are the ones of the result files themselves, to the last bit
+    before, after = runs
+    _warmup_json(before, tmp_path / "b.json")
+    _warmup_json(after, tmp_path / "a.json")
+    direct, via_json, mixed = (tmp_path / n for n in ("d.json", "j.json", "m.json"))
+    assert main(["compare", str(before), str(after), "--json", str(direct), "--seed", "5"]) == 0
+    assert main(["compare", str(tmp_path / "b.json"), str(tmp_path / "a.json"), "--json",
+                 str(via_json), "--seed", "5"]) == 0
+    assert main(["compare", str(tmp_path / "b.json"), str(after), "--json", str(mixed),
+                 "--seed", "5"]) == 0
+    capsys.readouterr()
+    want = json.loads(direct.read_text())["benchmarks"]
+    for out in (via_json, mixed):
+        got = json.loads(out.read_text())["benchmarks"]
+        assert got == want
+    by = {b["name"]: b["verdict"] for b in want}
+    assert by == {"nbody-pypy": "slower", "nbody-hotspot": "no significant difference"}
+    # the warmup JSON's fields: warmup_stats' names per execution, plus the steady iterations
+    doc = json.loads((tmp_path / "b.json").read_text())
+    assert doc["format"] == "segview warmup" and doc["format_version"] == 2
+    e = doc["benchmarks"][0]["executions"][0]
+    assert {"index", "classification", "changepoints", "outliers", "segment_means",
+            "steady_values"} <= set(e)
+    assert len(e["steady_values"]) > 0 and e["steady_mean"] == pytest.approx(
+        np.mean(e["steady_values"]), rel=0.05)
+
+
+def test_warmup_json_read_back_is_the_same_analysis(runs, tmp_path):
+    from segview.core.warmup import from_json
+    before, _ = runs
+    _warmup_json(before, tmp_path / "b.json")
+    doc = json.loads((tmp_path / "b.json").read_text())
+    assert [r.to_dict() for r in from_json(doc, "b.json")] == doc["benchmarks"]
+
+
+def test_a_warmup_json_of_format_1_is_read_and_named_as_lacking_the_steady_iterations(
+        runs, tmp_path, capsys):
+    before, after = runs
+    _warmup_json(before, tmp_path / "b.json")
+    doc = json.loads((tmp_path / "b.json").read_text())
+    del doc["format"], doc["format_version"]                 # as segview wrote it before
+    for b in doc["benchmarks"]:
+        for e in b["executions"]:
+            del e["steady_values"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    out = tmp_path / "c.json"
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "old.json"), str(after), "--json", str(out),
+                 "--resamples", "200"]) == 0
+    err = capsys.readouterr().err
+    rows = json.loads(out.read_text())["benchmarks"]
+    assert {b["name"] for b in rows} == {"nbody-pypy", "nbody-hotspot"}
+    for b in rows:                                            # classes compared, no ratio
+        assert b["verdict"] == "not comparable" and "format_version 2" in b["reason"]
+        assert b["before_class"] is not None
+    assert "run segview warmup --json again" in err
+
+
+def test_a_broken_warmup_json_is_a_named_input_error(runs, tmp_path, capsys):
+    before, after = runs
+    _warmup_json(before, tmp_path / "b.json")
+    doc = json.loads((tmp_path / "b.json").read_text())
+    del doc["benchmarks"][1]["executions"][0]["index"]
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "bad.json"), str(after)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "benchmarks[1]" in err and "index" in err
+    # a key given twice is refused too
+    (tmp_path / "dup.json").write_text('{"format": "segview warmup", "format": "x", '
+                                       '"benchmarks": []}')
+    assert main(["compare", str(tmp_path / "dup.json"), str(after)]) == 2
+    assert "twice" in capsys.readouterr().err

@@ -196,3 +196,24 @@ def test_compress_moves_special_values_unchanged():
         keep = [(bits >> j) & 1 == 1 for j in range(8)]
         assert count == sum(keep)
         assert _same_bits(out[16:16 + count], a[keep])
+
+
+@njit
+def _frexp8(a):
+    out = np.empty(2 * a.size)
+    for off in range(0, a.size, 8):
+        vstore(out, off, v8.vexponent(vload(a, off)))
+        vstore(out, a.size + off, v8.vmantissa(vload(a, off)))
+    return out[:a.size], out[a.size:]
+
+
+def test_exponent_and_mantissa_split_positive_normal_values_as_frexp_does():
+    rng = np.random.default_rng(3)
+    a = np.r_[np.exp(rng.uniform(-700, 700, 60)), 1.0, 2.0, np.nextafter(2.0, 0),
+              np.finfo(float).tiny, np.finfo(float).max, 1e-11, 1e300, 0.75]
+    a = np.r_[a, np.ones(-a.size % 8)]
+    e, m = _frexp8(a)
+    for x, ei, mi in zip(a, e, m):
+        fm, fe = math.frexp(x)                     # x = fm 2^fe, fm in [0.5, 1)
+        assert ei == fe - 1 and mi == 2 * fm and 1.0 <= mi < 2.0
+        assert math.ldexp(mi, int(ei)) == x        # exact

@@ -14,7 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from segview.core.detectors._pelt_r import prefix_sums_r, pelt_r_meanvar
+from segview.core.detectors._jit import njit
+from segview.core.detectors._pelt_r import (
+    normal_meanvar_cost,
+    pelt_r_meanvar,
+    prefix_sums_r,
+)
 from segview.core.errors import InputError
 from segview.core.warmup import exact_meanvar, meanvar_changepoints
 
@@ -102,6 +107,7 @@ def test_r_emulation_equals_the_exact_dp_where_they_agree_and_never_beats_it(fac
 def test_exact_dp_equals_brute_force_on_tiny_series():
     # every segmentation with segments of >= 2 points, enumerated
     from itertools import combinations
+
     from segview.core.detectors._pelt_r import normal_meanvar_cost
     for seed in range(30):
         x = _random(seed)[:9]
@@ -148,10 +154,45 @@ def test_bad_input_is_named():
         meanvar_changepoints([1.0, 2.0, 3.0, 4.0, 5.0], [7])
 
 
+@njit(cache=False)
+def _plain_traced(s1, s2, beta, minseglen, last, nseg, f, trace):
+    # changepoint 2.2.2's PELT_one_func_minseglen as _pelt_r._pelt_r_kernel runs it (every cost
+    # with libm's log), recording after each step the candidates kept (with the new one): count
+    # and sum of tau
+    n = s1.size - 1
+    f[0] = -beta
+    for t in range(minseglen, min(2 * minseglen, n + 1)):
+        f[t] = normal_meanvar_cost(s1, s2, 0, t)
+        nseg[t] = 1
+    cand = np.empty(n + 2, dtype=np.int64)
+    vals = np.empty(n + 2)
+    cand[0] = 0
+    cand[1] = minseglen
+    ncand = 2
+    for t in range(2 * minseglen, n + 1):
+        best = 0
+        for i in range(ncand):
+            vals[i] = (f[cand[i]] + normal_meanvar_cost(s1, s2, cand[i], t)) + beta
+            if vals[i] < vals[best]:
+                best = i
+        f[t] = vals[best]
+        last[t] = cand[best]
+        nseg[t] = nseg[cand[best]] + 1
+        keep = 0
+        for i in range(ncand):
+            if vals[i] <= f[t] + beta:
+                cand[keep] = cand[i]
+                keep += 1
+        cand[keep] = t - minseglen + 1
+        ncand = keep + 1
+        trace[t, 0] = ncand
+        trace[t, 1] = cand[:ncand].sum()
+
+
 def _kinds(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(4, 700))
-    k = seed % 5
+    k = seed % 9
     t = np.arange(n)
     if k == 0:
         return rng.normal(0.01, 0.0005, n) + 0.01 * (t < rng.integers(1, n))
@@ -161,10 +202,82 @@ def _kinds(seed):
         return np.r_[np.full(n // 2, 0.02), rng.normal(0.01, 1e-6, n - n // 2)]
     if k == 3:
         return rng.normal(0, 1, n) * np.exp(rng.normal(0, 2, n))
-    return 1e-9 * rng.normal(5, 1, n)                             # nanoseconds given as seconds
+    if k == 4:
+        return 1e-9 * rng.normal(5, 1, n)                         # nanoseconds given as seconds
+    if k == 5:                                                    # integer timings, long runs
+        return np.repeat(rng.integers(100, 104, n), rng.integers(1, 30, n))[:n].astype(float)
+    if k == 6:                                                    # constant, then a step
+        return np.r_[np.full(n // 3, 7.0), np.full(n - n // 3, 7.5)]
+    if k == 7:                                                    # tiny variances, 1e-8 relative
+        return 1.0 + 1e-8 * rng.normal(size=n) + 1e-7 * (t > n // 2)
+    return 10.0 ** rng.uniform(-150, 150) * rng.normal(3, 1, n)   # large and small magnitudes
 
 
-@pytest.mark.parametrize("factor", [15.0, 1.0, 0.1, -1.0])
+def _warmup_like(seed, n=2000):
+    rng = np.random.default_rng(seed)
+    t = np.arange(n)
+    level = np.where(t < rng.integers(0, 600), rng.uniform(2, 5), 1.0)
+    x = 0.01 * level * (1 + rng.uniform(0.01, 0.05) * rng.normal(size=n))
+    spikes = rng.random(n) < 0.01
+    x[spikes] *= rng.uniform(2, 10, spikes.sum())
+    return x
+
+
+def _same(a, b):
+    # bit for bit, a NaN equal to any NaN (its sign and payload are not part of the result)
+    a, b = np.atleast_1d(np.asarray(a, np.float64)), np.atleast_1d(np.asarray(b, np.float64))
+    nan = np.isnan(a)
+    return bool(np.array_equal(nan, np.isnan(b))
+                and np.array_equal(a[~nan].view(np.int64), b[~nan].view(np.int64)))
+
+
+def _check_vector_kernel(x, beta, minseglen):
+    from segview.core.warmup import _pelt_vec
+    s1, s2 = prefix_sums_r(x)
+    n = x.size
+    if n < 2 * minseglen:
+        return None
+    last, nseg, f = np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), np.zeros(n + 1)
+    tr = np.zeros((n + 1, 2), np.int64)
+    _plain_traced(s1, s2, float(beta), minseglen, last, nseg, f, tr)
+    tr2 = np.zeros((n + 1, 2), np.int64)
+    l2, n2, f2, n_exact = _pelt_vec.run(s1, s2, beta, minseglen, tr2)
+    assert _same(f2, f) and np.array_equal(l2, last) and np.array_equal(n2, nseg)
+    assert np.array_equal(tr2, tr)                 # the same candidates kept at every step
+    return n_exact
+
+
+@pytest.mark.parametrize("factor", [15.0, 1.0, 0.1, 0.0, -1.0])
+def test_vector_kernel_takes_the_plain_kernels_decisions_bit_for_bit(factor):
+    # F, last, nseg bitwise and the kept candidate set after every step, on ties, constant
+    # stretches, tiny variances, heavy tails and values near the limits of double precision
+    for seed in range(180):
+        x = _kinds(seed)
+        _check_vector_kernel(x, factor * np.log(x.size), 2 + (seed % 7 == 0) + 3 * (seed % 11 == 0))
+    _check_vector_kernel(_kinds(5)[:50], 3.0, 1)
+
+
+def test_steps_near_the_limits_of_double_precision_run_as_the_plain_kernel_runs_them():
+    rng = np.random.default_rng(7)
+    # variances above 1e300 and below 1e-300: every step is a bad one (no exact count)
+    assert _check_vector_kernel(1e151 * rng.normal(3, 1, 300), 15 * np.log(300), 2) == 0
+    assert _check_vector_kernel(1e-152 * rng.normal(3, 1, 300), 15 * np.log(300), 2) == 0
+    # one huge spike: the steps whose short segments hold it are bad, the others are not
+    x = rng.normal(1, 0.1, 400)
+    x[200] = 1e151
+    assert _check_vector_kernel(x, 15 * np.log(400), 2) > 0
+    for beta in (np.inf, -np.inf, np.nan):           # every step plain
+        _check_vector_kernel(rng.normal(size=50), beta, 2)
+
+
+def test_vector_kernel_on_warmup_series_evaluates_few_candidates_exactly():
+    for seed in range(4):
+        x = _warmup_like(seed)
+        n_exact = _check_vector_kernel(x, 15 * np.log(x.size), 2)
+        assert n_exact < 3 * x.size                # vs ~n^2/2 = 2e6 candidate values
+
+
+@pytest.mark.parametrize("factor", [15.0, 1.0, -1.0])
 def test_fast_kernel_equals_the_plain_r_emulation_bit_for_bit(factor):
     from segview.core.warmup.segments import pelt_r_meanvar_fast
     for seed in range(120):
@@ -173,19 +286,53 @@ def test_fast_kernel_equals_the_plain_r_emulation_bit_for_bit(factor):
         beta = factor * np.log(x.size)
         a_cpts, a_q = pelt_r_meanvar(s1, s2, beta, 2)
         b_cpts, b_q = pelt_r_meanvar_fast(s1, s2, beta, 2)
-        assert b_cpts.tolist() == a_cpts.tolist() and b_q == a_q, seed
+        assert b_cpts.tolist() == a_cpts.tolist() and _same(b_q, a_q), seed
     for s in SERIES:                                              # and on the golden series
         x = np.delete(np.array(s["values"]), s["outliers"])
         s1, s2 = prefix_sums_r(x)
         assert pelt_r_meanvar_fast(s1, s2, 15.0 * np.log(x.size))[0].tolist() == s["cpts"]
 
 
-def test_the_cheap_logarithm_is_far_inside_its_margin():
-    # the fast kernel trusts |approximate log - log| <= 1e-11; it is ~1e-13 over the whole range
-    from segview.core.warmup import _kernels
+def test_the_cheap_logarithm_is_inside_its_proven_bound():
+    # the kernel's proof takes |approximate log - log| < 7.5e-13 for positive normal values;
+    # worst near the ends of the reduced range (significand near sqrt 2) and for large exponents
+    from segview.core.warmup import _pelt_vec
     rng = np.random.default_rng(0)
-    v = np.exp(rng.uniform(-690, 690, 5000))
+    s = np.r_[np.sqrt(2.0) * (1 + rng.uniform(-1e-6, 1e-6, 2000)), rng.uniform(1, 2, 2000)]
+    v = np.r_[np.exp(rng.uniform(-690, 690, 4000)), s * 2.0 ** rng.integers(-996, 996, 4000),
+              1e-11, 1e-300 * 1.0001, 0.9999e300]
+    v = np.r_[v, np.ones(-v.size % 8)]
     out = np.empty(v.size)
-    _kernels._approx_log_column(v, np.empty(v.size, np.int64), np.empty(v.size, np.int64), out,
-                                v.size)
-    assert np.max(np.abs(out - np.log(v))) < 1e-12
+    _pelt_vec.approx_log(v, out)
+    assert np.max(np.abs(out - np.log(v))) < 7.5e-13 - 1.2e-13    # numpy's log may be 1 ulp off
+
+
+def test_a_failing_vector_kernel_gives_the_plain_result_and_a_note(monkeypatch):
+    from numba.core.errors import TypingError
+
+    from segview.core.warmup import _pelt_vec
+
+    def fail(*args):
+        raise TypingError("vector kernel")
+
+    x = _warmup_like(3, 600)
+    want = meanvar_changepoints(x)
+    monkeypatch.setattr(_pelt_vec, "pelt_r_meanvar_vec", fail)
+    got = meanvar_changepoints(x)
+    assert got.starts.tolist() == want.starts.tolist() and _same(got.cost, want.cost)
+    assert any("vector kernel" in n and "plain exact path" in n for n in got.notes), got.notes
+    assert not want.notes
+
+
+def test_no_simd_runs_the_plain_kernel(monkeypatch):
+    from segview.core.warmup import _pelt_vec
+
+    def fail(*args):
+        raise AssertionError("the vector kernel ran")
+
+    x = _warmup_like(4, 300)
+    want = meanvar_changepoints(x)
+    monkeypatch.setenv("SEGVIEW_NO_SIMD", "1")
+    monkeypatch.setattr(_pelt_vec, "pelt_r_meanvar_vec", fail)
+    got = meanvar_changepoints(x)
+    assert got.starts.tolist() == want.starts.tolist() and _same(got.cost, want.cost)

@@ -14,7 +14,8 @@ import threading
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 from segview.core.warmup import analyse_benchmark
@@ -132,7 +133,7 @@ def test_stale_analysis_is_dropped_when_the_selection_changes(qtbot, make_window
         timeout=120000)
     QApplication.processEvents()
     assert seen == [("warmed", "kbkssd")]
-    assert ("mixed", "kbkssd") not in win.warmup_results
+    assert not [k for k in win.warmup_results if k[:2] == ("mixed", "kbkssd")]
     warmed = win.dataset_panel.model.benchmark_named("warmed")
     assert panel.result.to_dict() == analyse_benchmark(warmed, "kbkssd").to_dict()
     # back to barrett: the rules make this benchmark a consistent warm-up
@@ -208,6 +209,99 @@ def test_closed_panel_runs_no_analysis_until_opened_again(qtbot, make_window, tm
     with qtbot.waitSignal(win.warmup_panel.result_shown, timeout=120000,
                           check_params_cb=lambda n: n == "warmed"):
         dock.show()
-    assert calls == [("warmed", "barrett")]
+    assert calls == [("warmed", "barrett", 0.001, "absolute")]
     first = win.current_benchmark.executions[0].id
     assert win.bench_view.execution_class(first) == "warmup"
+
+
+def test_delta_is_a_setting_of_the_panel_with_units_and_is_remembered(qtbot, make_window,
+                                                                       tmp_path):
+    # By the rules, a warm-up execution's first segment (mean 2 s) is equivalent to its last
+    # (1 s, variance ~1e-8 s^2) once delta exceeds 1 s: with delta = 2000 ms every execution of
+    # "mixed" is flat, so the benchmark becomes a consistent flat one.
+    from segview.gui.settings import Settings
+    from segview.gui.warmup_panel import delta_params
+
+    path = _csv(tmp_path)
+    win = make_window(fakes.FAKE_CP)
+    b = _open(qtbot, win, path)
+    panel = win.warmup_panel
+    assert panel.delta_setting() == (1.0, "ms")              # warmup_stats' 0.001 s
+    assert {e.execution_class.delta for e in panel.result.analysed} == {0.001}
+    assert [e.classification for e in panel.result.executions] == list(MIXED)
+    with qtbot.waitSignal(panel.result_shown, timeout=120000):
+        panel.delta.setValue(2000.0)
+    assert [e.classification for e in panel.result.executions] == ["flat"] * len(MIXED)
+    assert _text(panel.fields["class"]) == "■ flat (consistent)"
+    assert "delta 2000 ms" in panel.status.text()
+    assert panel.result.to_dict() == analyse_benchmark(b, "barrett", delta=2.0).to_dict()
+    assert Settings().warmup_delta() == (2000.0, "ms")
+    # a percentage of the fastest segment mean (1 s): 150 % is 1.5 s, flat again; 10 % is not
+    with qtbot.waitSignal(panel.result_shown, timeout=120000):
+        panel.delta.setValue(10.0)                             # 10 ms: mixed again
+    with qtbot.waitSignal(panel.result_shown, timeout=120000):
+        panel.delta_unit.setCurrentIndex(panel.delta_unit.findData("%"))
+    assert [e.classification for e in panel.result.executions] == list(MIXED)
+    assert panel.result.to_dict() == analyse_benchmark(b, "barrett", delta=10.0,
+                                                       delta_mode="percent").to_dict()
+    assert delta_params(150.0, "%") == {"delta": 150.0, "delta_mode": "percent"}
+    assert delta_params(250.0, "µs") == {"delta": 250.0 * 1e-6, "delta_mode": "absolute"}
+    assert Settings().warmup_delta() == (10.0, "%")
+    win.close()
+    # a new window starts with the delta remembered, and analyses with it
+    win2 = make_window(fakes.FAKE_CP)
+    assert win2.warmup_panel.delta_setting() == (10.0, "%")
+    _open(qtbot, win2, path)
+    assert win2.warmup_panel.result.to_dict() == analyse_benchmark(
+        b, "barrett", delta=10.0, delta_mode="percent").to_dict()
+
+
+def test_a_bad_saved_delta_gives_warmup_stats_default(qtbot, make_window):
+    from segview.gui.settings import Settings
+
+    Settings().q.setValue("warmup/delta", '[-3, "furlongs"]')
+    win = make_window(fakes.FAKE_CP)
+    assert win.warmup_panel.delta_setting() == (1.0, "ms")
+    Settings().q.setValue("warmup/delta", "not json")
+    assert Settings().warmup_delta() is None
+
+
+def test_overlay_mode_colours_each_execution_lane_by_its_class(qtbot, make_window, tmp_path):
+    """Overlay mode: the lane of each execution under the overlay is tinted with its class's
+    colour (small multiples tint the plot instead), on screen too."""
+    from segview.gui.plots.benchmark_view import OVERLAY_CLASS_ALPHA
+
+    win = make_window(fakes.FAKE_CP)
+    b = _open(qtbot, win, _csv(tmp_path))
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        qtbot.mouseClick(win.warmup_panel.open_button, Qt.MouseButton.LeftButton)
+    view = win.bench_view
+    view.set_overlaid(True)
+    lanes = view.overlay_lanes
+    for s, cls in zip(b.executions, MIXED):
+        assert view.overlay_class_color(s.id) == CLASS_COLORS[cls].lower()
+        assert lanes[s.id].tint_item.isVisible()
+    assert "(lane background)" in view.title.text()
+    # on screen: the middle of each lane's row is the class colour over the white background
+    QApplication.processEvents()
+    image = view.plot_widget.grab().toImage()
+    vb = lanes.plot.vb
+    x0, x1 = vb.viewRange()[0]
+    for s, cls in zip(b.executions, MIXED):
+        row = lanes[s.id].row
+        want = QColor(CLASS_COLORS[cls])
+        seen = []
+        for fx in (0.2, 0.45, 0.7, 0.9):
+            pt = vb.mapViewToScene(QPointF(x0 + fx * (x1 - x0), row + 0.5))
+            pos = view.plot_widget.mapFromScene(pt)
+            c = QColor(image.pixel(int(pos.x() * image.devicePixelRatio()),
+                                   int(pos.y() * image.devicePixelRatio())))
+            seen.append((c.red(), c.green(), c.blue()))
+        blend = [round(255 - (255 - v) * OVERLAY_CLASS_ALPHA / 255)
+                 for v in (want.red(), want.green(), want.blue())]
+        assert any(max(abs(a - e) for a, e in zip(px, blend)) <= 8 for px in seen), (cls, seen,
+                                                                                     blend)
+    # a new analysis without classes (e.g. the panel closed) takes the tint away
+    view.set_classes(None)
+    assert all(view.overlay_class_color(s.id) is None for s in b.executions)
+    assert not lanes[b.executions[0].id].tint_item.isVisible()

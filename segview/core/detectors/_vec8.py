@@ -125,6 +125,35 @@ vmin = _pick("<")
 vmax = _pick(">")
 
 
+_V8I64 = ir.VectorType(_I64, 8)
+
+
+@intrinsic
+def vexponent(typingctx, a):
+    """Each lane's biased binary exponent minus 1023, as a double: ``floor(log2(a))`` for a positive
+    normal ``a`` (exact; the exponent field, not an int-to-double conversion, which AVX2 lacks).
+    The sign bit must be clear; zeros, subnormals, inf and NaN give -1023 or 1024."""
+    def codegen(context, builder, sig, args):
+        bits = builder.lshr(builder.bitcast(args[0], _V8I64),
+                            ir.Constant(_V8I64, [52] * 8))
+        magic = builder.or_(bits, ir.Constant(_V8I64, [0x4330000000000000] * 8))
+        return builder.fsub(builder.bitcast(magic, _VTY),
+                            ir.Constant(_VTY, [4503599627371519.0] * 8))   # 2^52 + 1023
+    return V8(V8), codegen
+
+
+@intrinsic
+def vmantissa(typingctx, a):
+    """Each lane's significand as a double in ``[1, 2)`` (the fraction bits with exponent 0): ``a =
+    vmantissa(a) * 2**vexponent(a)`` exactly for a positive normal ``a``."""
+    def codegen(context, builder, sig, args):
+        bits = builder.and_(builder.bitcast(args[0], _V8I64),
+                            ir.Constant(_V8I64, [0x000FFFFFFFFFFFFF] * 8))
+        return builder.bitcast(builder.or_(bits, ir.Constant(_V8I64, [0x3FF0000000000000] * 8)),
+                               _VTY)
+    return V8(V8), codegen
+
+
 @intrinsic
 def vbcast(typingctx, x):
     """The float ``x`` in every lane."""

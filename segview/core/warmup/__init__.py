@@ -21,7 +21,7 @@ See ``docs/warmup.md``.
 """
 from .analysis import (BAD_INCONSISTENT, CONSISTENT, GOOD_INCONSISTENT, METHODS, BenchmarkWarmup,
                        ExecutionWarmup, Spread, analyse, analyse_benchmark, analyse_execution,
-                       benchmark_verdict, seconds_per_unit, to_json)
+                       benchmark_verdict, from_json, is_warmup_json, seconds_per_unit, to_json)
 from .barrett import barrett
 from .bootstrap import BootstrapCI, hierarchical_bootstrap, warmup_stats_bootstrap
 from .classify import (CLASSES, DELTA, FLAT, NO_STEADY_STATE, SLOWDOWN, STEADY_RATIO, WARMUP,
@@ -43,7 +43,8 @@ __all__ = [
     "BootstrapCI", "ExecutionClass", "ExecutionWarmup", "Segmentation", "Spread",
     "absolute_delta", "analyse", "analyse_benchmark", "analyse_execution", "barrett",
     "benchmark_verdict", "classify", "classify_result", "classify_segmentation", "exact_meanvar",
-    "hierarchical_bootstrap", "mark_outliers", "meanvar_changepoints", "outlier_window",
+    "from_json", "hierarchical_bootstrap", "is_warmup_json", "mark_outliers",
+    "meanvar_changepoints", "outlier_window",
     "seconds_per_unit", "segmentation_from_change_points", "steady_limit", "to_json",
     "warmup_stats_bootstrap",
 ]

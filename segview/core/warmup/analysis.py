@@ -144,7 +144,44 @@ class ExecutionWarmup:
                 "steady_mean": _num(self.steady_mean), "n": self.n,
                 "nan_iterations": list(self.nan_iterations),
                 "warmup_dropped": self.warmup_dropped, "series_id": self.series_id,
-                "notes": list(self.notes), "error": self.error}
+                "notes": list(self.notes), "error": self.error,
+                "steady_values": [float(v) for v in self.steady_values]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], where: str = "execution") -> ExecutionWarmup:
+        """The execution of :meth:`to_dict`'s form (``execution_class`` is not restored). A
+        document written before ``steady_values`` existed (format 1) gives none.
+
+        Raises:
+            ValueError, TypeError, KeyError: a field of the wrong type or missing (the caller
+                names the file).
+        """
+        def floats(key: str) -> tuple[float, ...]:
+            return tuple(float("nan") if v is None else float(v) for v in d.get(key) or ())
+
+        def opt(key: str) -> float | None:
+            v = d.get(key)
+            return None if v is None else float(v)
+
+        cls_ = d["classification"]
+        if cls_ is not None and cls_ not in CLASSES:
+            raise ValueError(f"{where}: unknown classification {cls_!r}")
+        steady = d.get("steady_iteration")
+        return cls(index=int(d["index"]), series_id=str(d.get("series_id") or ""),
+                   n=int(d.get("n") or 0), classification=cls_,
+                   changepoints=tuple(int(v) for v in d.get("changepoints") or ()),
+                   segment_starts=tuple(int(v) for v in d.get("segment_starts") or ()),
+                   outliers=tuple(int(v) for v in d.get("outliers") or ()),
+                   nan_iterations=tuple(int(v) for v in d.get("nan_iterations") or ()),
+                   segment_means=floats("segment_means"),
+                   segment_variances=floats("segment_variances"),
+                   steady_iteration=None if steady is None else int(steady),
+                   time_to_steady=opt("time_to_steady"), steady_mean=opt("steady_mean"),
+                   steady_values=np.asarray([float(v) for v in d.get("steady_values") or ()],
+                                            dtype=np.float64),
+                   warmup_dropped=int(d.get("warmup_dropped") or 0),
+                   notes=tuple(str(v) for v in d.get("notes") or ()),
+                   error=None if d.get("error") is None else str(d["error"]))
 
 
 def _num(v: float | None) -> float | None:
@@ -203,6 +240,47 @@ class BenchmarkWarmup:
             "params": dict(self.params), "warnings": list(self.warnings),
             "executions": [e.to_dict() for e in self.executions],
         }
+
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], where: str = "benchmark") -> BenchmarkWarmup:
+        """The analysis of :meth:`to_dict`'s form, as far as the JSON holds it (the executions'
+        ``execution_class`` is not restored; neither is ``steady_ci``'s seed when absent).
+
+        Raises:
+            ValueError, TypeError, KeyError: a field of the wrong type or missing.
+        """
+        def spread(v: Any) -> Spread | None:
+            return None if v is None else Spread(tuple(float(x) for x in v["values"]))
+
+        name = str(d["name"])
+        execs = tuple(ExecutionWarmup.from_dict(e, f"{where} {name!r} execution {k}")
+                      for k, e in enumerate(d["executions"]))
+        perf = d.get("steady_performance")
+        ci = None
+        ws = None
+        if perf is not None:
+            boot = perf.get("bootstrap")
+            if boot is not None:
+                ci = BootstrapCI(float(boot["estimate"]), float(boot["low"]), float(boot["high"]),
+                                 float(boot["confidence"]), int(boot["resamples"]),
+                                 int(boot["seed"]), str(boot.get("iteration_level", "exact")))
+            w = perf.get("warmup_stats")
+            if w is not None:
+                ws = (float(w["median"]), float(w["ci"]))
+        direction = str(d.get("direction") or LOWER)
+        if direction not in (LOWER, HIGHER):
+            raise ValueError(f"{where} {name!r}: direction {direction!r} is not "
+                             f"{LOWER!r} or {HIGHER!r}")
+        return cls(name=name, method=str(d.get("method") or ""), unit=str(d.get("unit") or ""),
+                   direction=direction, executions=execs,
+                   classification=d.get("classification"), consistency=d.get("consistency"),
+                   counts={str(k): int(v) for k, v in (d.get("counts") or {}).items()},
+                   steady_iteration=spread(d.get("steady_iteration")),
+                   time_to_steady=spread(d.get("time_to_steady")),
+                   steady_means=spread(perf), steady_ci=ci, warmup_stats_perf=ws,
+                   steady_reason=d.get("steady_reason"), params=dict(d.get("params") or {}),
+                   warnings=tuple(str(w) for w in d.get("warnings") or ()))
 
 
 def benchmark_verdict(classes: Sequence[str]) -> tuple[str | None, str | None]:
@@ -441,6 +519,52 @@ def analyse(data: Any, method: str = "barrett", **params: Any) -> list[Benchmark
     return [analyse_benchmark(b, method, **params) for b in benches]
 
 
+#: ``format`` of :func:`to_json`'s document; ``format_version`` 2 added the executions'
+#: ``steady_values`` (what ``segview compare`` resamples). Version 1 had neither key.
+JSON_FORMAT, JSON_FORMAT_VERSION = "segview warmup", 2
+
+
 def to_json(results: Sequence[BenchmarkWarmup]) -> dict[str, Any]:
-    """``{"benchmarks": [...]}``: the JSON document of issue 27 for several benchmarks."""
-    return {"benchmarks": [r.to_dict() for r in results]}
+    """``{"benchmarks": [...]}``: the JSON document of issue 27 for several benchmarks (with
+    ``format`` and ``format_version``; :func:`from_json` reads it back)."""
+    return {"format": JSON_FORMAT, "format_version": JSON_FORMAT_VERSION,
+            "benchmarks": [r.to_dict() for r in results]}
+
+
+def is_warmup_json(doc: Any) -> bool:
+    """Whether ``doc`` (parsed JSON) is :func:`to_json`'s document, of any version: a
+    ``format`` of ours, or (version 1) ``benchmarks`` whose entries all have ``executions`` and
+    ``classification`` (pyperf's ``benchmarks`` have ``runs``)."""
+    if not isinstance(doc, dict):
+        return False
+    if doc.get("format") == JSON_FORMAT:
+        return True
+    b = doc.get("benchmarks")
+    return (isinstance(b, list) and bool(b) and all(
+        isinstance(x, dict) and "executions" in x and "classification" in x for x in b))
+
+
+def from_json(doc: Any, source: str = "JSON") -> list[BenchmarkWarmup]:
+    """The analyses of a :func:`to_json` document (``segview warmup --json``), any version.
+
+    Raises:
+        DataFormatError: not such a document, a newer format version, or a field missing or of
+            the wrong type (named with ``source`` and the benchmark).
+    """
+    from ..errors import DataFormatError
+
+    if not is_warmup_json(doc):
+        raise DataFormatError(source, "not a 'segview warmup --json' document")
+    version = doc.get("format_version", 1)
+    if not isinstance(version, int) or version > JSON_FORMAT_VERSION:
+        raise DataFormatError(source, f"format_version {version!r} is newer than this segview "
+                                      f"reads ({JSON_FORMAT_VERSION})")
+    out = []
+    for k, b in enumerate(doc["benchmarks"]):
+        where = f"benchmarks[{k}]"
+        try:
+            out.append(BenchmarkWarmup.from_dict(b, where))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+            raise DataFormatError(source, what, where) from None
+    return out

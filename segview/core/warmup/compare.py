@@ -124,6 +124,11 @@ def _steady_groups(r: BenchmarkWarmup) -> list[np.ndarray] | str:
     if r.steady_reason:
         return r.steady_reason
     groups = [np.asarray(e.steady_values, dtype=np.float64) for e in r.analysed]
+    if groups and all(g.size == 0 for g in groups) and any(
+            e.steady_mean is not None for e in r.analysed):
+        return ("the executions' steady iterations are not in this input (a 'segview warmup "
+                "--json' file written before format_version 2): run segview warmup --json again, "
+                "or compare the result files themselves")
     if not groups or any(g.size == 0 for g in groups):
         return "no execution with steady iterations"
     return groups

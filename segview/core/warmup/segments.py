@@ -29,14 +29,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InputError
+from ..kernels import fast_or_plain, simd_enabled
 from ..lazy import lazy_module
 
 if TYPE_CHECKING:
     from ..detectors import _pelt_r
-    from . import _kernels
+    from . import _kernels, _pelt_vec
 else:
     _pelt_r = lazy_module("..detectors._pelt_r", __package__)
     _kernels = lazy_module("._kernels", __package__)
+    _pelt_vec = lazy_module("._pelt_vec", __package__)
 
 #: warmup_stats' penalty: ``PENALTY_FACTOR * ln(n)``, n the number of values without outliers.
 PENALTY_FACTOR = 15.0
@@ -151,12 +153,15 @@ def exact_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
 
 
 def pelt_r_meanvar_fast(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float,
-                        minseglen: int = MINSEGLEN) -> tuple[NDArray[np.int64], float]:
+                        minseglen: int = MINSEGLEN, notes: list[str] | None = None
+                        ) -> tuple[NDArray[np.int64], float]:
     """:func:`segview.core.detectors._pelt_r.pelt_r_meanvar` (R changepoint 2.2.2's PELT, same
-    arguments and result, bit for bit) about 2-3x faster at warmup_stats' penalty: candidate values
-    come from a cheap logarithm and only the ones a decision depends on (within a rigorous margin)
-    are evaluated with libm's, as the plain kernel evaluates them all. Non-finite sums or a
-    non-finite penalty take the plain kernel.
+    arguments and result, bit for bit) about 6x faster at warmup_stats' penalty: the vector kernel
+    of :mod:`segview.core.warmup._pelt_vec` takes the same decisions from cheap approximate values,
+    evaluating exactly (libm's log) only the candidates a decision depends on within a rigorous
+    margin. The plain kernel runs instead with ``SEGVIEW_NO_SIMD=1``, for non-finite sums or
+    penalty, and when numba or LLVM fails on the vector kernel (then a note is appended to
+    ``notes``; :func:`segview.core.kernels.fast_or_plain`).
 
     Raises:
         ValueError: fewer than ``2 * minseglen`` points.
@@ -164,14 +169,24 @@ def pelt_r_meanvar_fast(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: 
     n = s1.size - 1
     if n < 2 * minseglen:
         raise ValueError(f"PELT needs at least {2 * minseglen} points, got {n}")
-    if not (math.isfinite(beta) and np.isfinite(s1).all() and np.isfinite(s2).all()):
+
+    def plain() -> tuple[NDArray[np.int64], float]:
         return _pelt_r.pelt_r_meanvar(s1, s2, beta, minseglen)
-    last = np.zeros(n + 1, dtype=np.int64)
-    nseg = np.zeros(n + 1, dtype=np.int64)
-    f = np.zeros(n + 1, dtype=np.float64)
-    _kernels.pelt_r_meanvar_filtered(np.ascontiguousarray(s1), np.ascontiguousarray(s2),
-                                     float(beta), int(minseglen), last, nseg, f)
-    return _pelt_r._result(last, nseg, f, float(beta))
+
+    if not (simd_enabled() and minseglen >= 1 and math.isfinite(beta)
+            and np.isfinite(s1).all() and np.isfinite(s2).all()):
+        return plain()
+    res, note = fast_or_plain(lambda: _vector_pelt(s1, s2, float(beta), int(minseglen)), plain,
+                              "the warm-up PELT's vector kernel")
+    if note is not None and notes is not None:
+        notes.append(note)
+    return res
+
+
+def _vector_pelt(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float, minseglen: int
+                 ) -> tuple[NDArray[np.int64], float]:
+    last, nseg, f, _ = _pelt_vec.run(s1, s2, beta, minseglen)
+    return _pelt_r._result(last, nseg, f, beta)
 
 
 def meanvar_changepoints(values: ArrayLike, outliers: ArrayLike = (), *,
@@ -218,7 +233,7 @@ def meanvar_changepoints(values: ArrayLike, outliers: ArrayLike = (), *,
         if exact:
             cpts, cost = exact_meanvar(s1, s2, penalty, minseglen)
         else:
-            cpts, cost = pelt_r_meanvar_fast(s1, s2, penalty, minseglen)
+            cpts, cost = pelt_r_meanvar_fast(s1, s2, penalty, minseglen, notes)
         ends = kept[np.asarray(cpts, dtype=np.int64) - 1]      # R 1-based ends -> raw 0-based
         starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
     means, variances = segment_stats(y, starts, out)

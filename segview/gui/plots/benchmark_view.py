@@ -40,6 +40,7 @@ OVERLAY_LANE_PX = 10
 DOWNSAMPLE_ABOVE = 20_000
 AXIS_PX = 26  # the shared x axis under the last execution
 CLASS_TINT_ALPHA = 34  # an execution's plot background in its warm-up class's colour (0-255)
+OVERLAY_CLASS_ALPHA = 70  # an execution's lane under the overlay, in its class's colour (0-255)
 
 
 def set_curve(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
@@ -263,7 +264,7 @@ class BenchmarkView(QWidget):
             shown = [c for c in CLASS_LABELS if c in self._classes.values()]
             classes = (f"<br>classes ({self._class_rule}): "
                        + " ".join(class_html(c) for c in shown)
-                       + ("" if self.overlaid else " (plot background)"))
+                       + (" (lane background)" if self.overlaid else " (plot background)"))
         self.title.setText(f"<b>{b.name}</b> — {len(b)} executions · {b.harness}"
                            f"{' · ' + b.unit if b.unit else ''} · {way} · {warm_text}"
                            f"{'<br>' + names if names else ''}{classes}")
@@ -315,14 +316,26 @@ class BenchmarkView(QWidget):
 
     def set_classes(self, classes: Mapping[str, str | None] | None, rule: str = "") -> None:
         """Colour each execution by its warm-up class (``{series id: class}``, from the Warm-up
-        panel's analysis; None: no colours): its plot's background and its label; a legend
-        joins the title."""
+        panel's analysis; None: no colours): its plot's background and its label in small
+        multiples, its lane's background under the overlay; a legend joins the title."""
         self._classes = dict(classes or {})
         self._class_rule = rule
         for row in self.rows[:self._used()]:
             cls = self._classes.get(row.series.id) if row.series is not None else None
             row.set_class(cls, CLASS_COLORS.get(cls or ""))
+        self._tint_overlay_lanes()
         self._set_title()
+
+    def _tint_overlay_lanes(self) -> None:
+        if self.overlay_lanes is None:
+            return
+        for sid, lane in self.overlay_lanes.lanes.items():
+            lane.set_tint(CLASS_COLORS.get(self._classes.get(sid) or ""), OVERLAY_CLASS_ALPHA)
+
+    def overlay_class_color(self, series_id: str) -> str | None:
+        """The colour (``#rrggbb``) of an execution's lane under the overlay (None: plain)."""
+        lane = None if self.overlay_lanes is None else self.overlay_lanes.lanes.get(series_id)
+        return None if lane is None or lane.tint is None else lane.tint.name()
 
     def execution_class(self, series_id: str) -> str | None:
         """The warm-up class an execution is coloured by (None: not coloured)."""

@@ -87,6 +87,8 @@ class Lane:
         self.start.setZValue(11)
         plot.addItem(self.start, ignoreBounds=True)
         self.emphasis = False
+        self.tint: QColor | None = None   # the lane's background (the benchmark view's classes)
+        self.tint_item: pg.LinearRegionItem | None = None
         self.set_visible(False)
 
     # -- the drawing API of the explorer
@@ -136,9 +138,29 @@ class Lane:
 
     def set_visible(self, visible: bool) -> None:
         self.visible = visible
+        if self.tint_item is not None:
+            self.tint_item.setVisible(visible and self.tint is not None)
         self.ticks.setVisible(visible)
         self.bar.setVisible(visible and self.onset is not None)
         self.start.setVisible(visible and self.onset is not None)
+
+    def set_tint(self, color: str | None, alpha: int = 60) -> None:
+        """Fill the lane's row across the whole x range with ``color`` at ``alpha`` (0-255), under
+        its ticks; None: no fill."""
+        if color is None:
+            self.tint = None
+            if self.tint_item is not None:
+                self.tint_item.hide()
+            return
+        self.tint = QColor(color)
+        self.tint.setAlpha(alpha)
+        if self.tint_item is None:
+            self.tint_item = pg.LinearRegionItem(orientation="horizontal", movable=False,
+                                                 pen=pg.mkPen(None))
+            self.tint_item.setZValue(-20)
+            self.owner.plot.addItem(self.tint_item, ignoreBounds=True)
+        self.tint_item.setBrush(QBrush(self.tint))
+        self._draw()
 
     def clear(self) -> None:
         self.cps = np.empty(0)
@@ -160,12 +182,16 @@ class Lane:
         return (self.onset, self.x_end)
 
     def remove(self) -> None:
-        for item in (self.ticks, self.bar, self.start):
-            self.owner.plot.removeItem(item)
+        for item in (self.ticks, self.bar, self.start, self.tint_item):
+            if item is not None:
+                self.owner.plot.removeItem(item)
 
     # -- drawing
     def _draw(self) -> None:
         k = self.row
+        if self.tint_item is not None:
+            self.tint_item.setRegion((k, k + 1))
+            self.tint_item.setVisible(self.visible and self.tint is not None)
         xs = self.cps
         if xs.size:
             bottom = np.full(xs.size, k + TICK[1])  # y grows downwards: ticks rise from the bottom
