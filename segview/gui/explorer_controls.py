@@ -27,7 +27,7 @@ class ExplorerControls:
         if not self._applying_undo and old is not None:
             self.undo_stack.push(ParamChange(name, self.spec_by_name[name].label, old, params,
                                              self._apply_params))
-        self.params[name] = params
+        self.model.set_params(name, params)  # its jobs with the old parameters are cancelled
         if self.persist:
             self.settings.set_params(self.spec_by_name[name], params)
         self.dataset_panel.model.clear_method(name)
@@ -80,16 +80,12 @@ class ExplorerControls:
         if on == (name in self.enabled):
             return
         self.param_panel.set_method_visible(name, on)
+        self.model.set_enabled(name, on)  # unticked: its jobs are cancelled, its status cleared
         if on:
-            self.enabled.add(name)
             self._sync_lanes()
             self._compute(self.spec_by_name[name], immediate=True)
         else:
-            self.enabled.discard(name)
-            if self.current is not None:
-                self.runner.cancel_lanes(keep_series=self.current.id, detector=name)
-            elif self.current_benchmark is not None:
-                self.runner.cancel_lanes(detector=name)
+            self.runner.cancel_lanes(detector=name)  # also the batch-free lanes of other series
             self._sync_lanes()
             if self.tracks.focus == name:
                 self.set_focus(None)
@@ -184,6 +180,7 @@ class ExplorerControls:
         if not self.runner.run_batch(self.series, work):
             self.post("A run on all series is already in progress")
             return False
+        self.model.begin_batch()
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress.show()
@@ -195,13 +192,13 @@ class ExplorerControls:
         if loader is not None:
             loader.cancel()
         busy = self.runner.is_busy()
+        self.model.cancel_jobs()  # "running" methods now say "cancelled"
         self.runner.cancel_all()
+        # a worker process still computing a cancelled job (a kernel that does not look at the
+        # cancel flag) is replaced, so the job really stops and its memory is given back
+        self.runner.abandon_cancelled()
         if busy:
             self.post("Cancelled running jobs")
-            for name in self.enabled:
-                if self.status.get(name) == "running…":
-                    self.status[name] = "cancelled"
-            self._refresh_method_items()
 
     def restore_faithful_defaults(self) -> None:
         self.settings.clear_params()

@@ -52,6 +52,7 @@ from ..core.registry import DetectorSpec
 log = logging.getLogger(__name__)
 
 Lane = tuple[str, str]
+OVERDUE_MS = 300  # a cancelled job still running this long no longer holds up its lane
 LIVE_RUNNERS: "weakref.WeakSet[JobRunner]" = weakref.WeakSet()
 _SHARED_PROCESSES: list[ProcessRunner] = []
 
@@ -149,8 +150,11 @@ class DetectJob(QRunnable):
         self.lane, self.gen, self.req, self.ctx = lane, gen, req, ctx
         self.cache_key, self.prepared = cache_key, prepared
         self.remote = remote
+        self.call = None  # the worker call, once submitted (see JobRunner.abandon_cancelled)
         self.signals = WorkerSignals()
         self.done = threading.Event()
+        self._lend_lock = threading.Lock()
+        self._lent_to: QThreadPool | None = None
         self.ctx.on_progress = self._report
 
     def _report(self, fraction: float, message: str) -> None:
@@ -160,7 +164,19 @@ class DetectJob(QRunnable):
         try:
             self._run()
         finally:
-            self.done.set()
+            with self._lend_lock:
+                self.done.set()
+                if self._lent_to is not None:  # the thread lent back on cancel is taken again
+                    self._lent_to.reserveThread()
+                    self._lent_to = None
+
+    def lend_thread(self, pool: QThreadPool) -> None:
+        """Cancelled but still running (code that never looks at the cancel flag): give the
+        pool one more thread until this job ends, so it holds up no other job."""
+        with self._lend_lock:
+            if not self.done.is_set() and self._lent_to is None:
+                pool.releaseThread()
+                self._lent_to = pool
 
     def _run(self) -> None:
         try:
@@ -182,7 +198,7 @@ class DetectJob(QRunnable):
         cheap_here = self.prepared is not None and not spec.slow  # decide step on cached state
         if self.remote is None or cheap_here:
             return compute(spec, series, params, self.ctx, self.prepared)
-        call = self.remote.submit(spec, series, params, self.prepared)
+        call = self.call = self.remote.submit(spec, series, params, self.prepared)
         return unpack(call.wait(lambda: self.ctx.cancelled, self._report))
 
 
@@ -202,6 +218,7 @@ class BatchJob(QRunnable):
         self.setAutoDelete(False)
         self.series, self.work, self.ctx = list(series), list(work), ctx
         self.remote = remote
+        self.calls: list = []  # worker calls submitted so far (see JobRunner.abandon_cancelled)
         self.signals = BatchSignals()
         self.done = threading.Event()
 
@@ -237,7 +254,9 @@ class BatchJob(QRunnable):
             for s, spec, params in items:
                 self.ctx.check()
                 if self.remote is not None and runs_in_worker(spec):
-                    pending.append((s, spec, params, self.remote.submit(spec, s, params)))
+                    call = self.remote.submit(spec, s, params)
+                    self.calls = [*self.calls[-64:], call]
+                    pending.append((s, spec, params, call))
                     while len(pending) >= self.remote.workers:
                         yield self._collect(*pending.popleft())
                     continue
@@ -289,6 +308,7 @@ class WarmupJob(QRunnable):
         self.setAutoDelete(False)
         self.key, self.gen, self.benchmark, self.method = key, gen, benchmark, method
         self.params, self.ctx, self.remote = dict(params), ctx, remote
+        self.call = None
         self.signals = WarmupSignals()
         self.done = threading.Event()
 
@@ -298,8 +318,8 @@ class WarmupJob(QRunnable):
             if self.remote is None:
                 result = analyse_benchmark_job(self.benchmark, self.method, self.params)
             else:
-                call = self.remote.submit_call(analyse_benchmark_job, self.benchmark, self.method,
-                                               self.params)
+                call = self.call = self.remote.submit_call(
+                    analyse_benchmark_job, self.benchmark, self.method, self.params)
                 result = unpack(call.wait(lambda: self.ctx.cancelled))[0]
         except Cancelled:
             self.signals.cancelled.emit(self.key, self.gen)
@@ -456,6 +476,22 @@ class JobRunner(QObject):
         self._warmup = None
         return True
 
+    def abandon_cancelled(self, grace_s: float = 0.5) -> None:
+        """Cancelled jobs whose worker process keeps computing (a kernel that never looks at
+        the cancel flag) are given up: after ``grace_s`` their worker pool is stopped and a new
+        one serves the next requests (:meth:`ProcessRunner.abandon`)."""
+        if self.processes is None:
+            return
+        jobs = [*self._running.values(), *self._retired, self._batch, self._warmup]
+        calls = []
+        for job in jobs:
+            if job is None or not job.ctx.cancelled or job.done.is_set():
+                continue
+            calls += [c for c in (getattr(job, "calls", None) or [getattr(job, "call", None)])
+                      if c is not None]
+        if calls:
+            self.processes.abandon(calls, grace_s)
+
     def cancel_all(self) -> None:
         """Cancel every lane, any batch and the warm-up analysis."""
         self._timer.stop()
@@ -536,9 +572,21 @@ class JobRunner(QObject):
     def _dispatch(self, lane: Lane, req: Request) -> None:
         self._gen[lane] = self.generation(lane) + 1
         if lane in self._running and not self._cancel_job(lane):
-            self._next[lane] = req  # starts when the cancelled job ends
+            self._next[lane] = req  # starts when the cancelled job ends, or when it is overdue
+            job = self._running[lane]
+            QTimer.singleShot(OVERDUE_MS, self, lambda: self._overdue(lane, job))
             return
         self._start(lane, req)
+
+    def _overdue(self, lane: Lane, job: DetectJob) -> None:
+        """A cancelled job still runs (it never looks at the cancel flag, or another file's
+        stuck job has the same series id): the lane's next request starts anyway, beside it;
+        the old job's answer is dropped by its generation."""
+        if self.closed or self._running.get(lane) is not job or lane not in self._next:
+            return
+        del self._running[lane]
+        self._retired.append(job)
+        self._start(lane, self._next.pop(lane))
 
     def _cancel_job(self, lane: Lane) -> bool:
         """Cancel the lane's job; True when it was still queued and is gone for good."""
@@ -547,6 +595,7 @@ class JobRunner(QObject):
         if self.pool.tryTake(job):
             del self._running[lane]
             return True
+        job.lend_thread(self.pool)  # it holds up no other job while it runs on
         return False
 
     def _start(self, lane: Lane, req: Request) -> None:
