@@ -44,6 +44,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8
 MAX_MESSAGES = 300
 MIN_PLOT_WIDTH = 240  # px: a restored layout must leave the plot at least this big
 MIN_PLOT_HEIGHT = 160
+SHORT_SCREEN = 640  # px of available height below which the left panels become tabs
 MOUSE_HELP = (("Wheel", "zoom x around the pointer (y follows the data in view)"),
               ("Ctrl/Shift + wheel", "zoom y"),
               ("Drag", "pan x (Ctrl/Shift: pan y)"),
@@ -515,6 +516,17 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
     def _initial_dock_sizes(self) -> None:
         """Docks sized as fractions of the window, so they fit a small screen as well."""
         docks = {d.objectName(): d for d in self.findChildren(QDockWidget)}
+        available = self._available_geometry()
+        if available is not None and available.height() < SHORT_SCREEN:
+            # a short screen (1280x720 at 150 %: 480 px): Series and Warm-up share one place as
+            # tabs, so the window fits the screen's height
+            self.tabifyDockWidget(docks["dock_series"], docks["dock_warm-up"])
+            docks["dock_series"].raise_()
+            self.layout().activate()  # the smaller minimum height first, then the fit
+            top = self.geometry().y() - self.frameGeometry().y()  # the title bar
+            bottom = self.frameGeometry().height() - self.height() - top
+            self.setGeometry(clamp_to_screen(self.geometry(),
+                                             available.adjusted(0, top, 0, -bottom)))
         w, h = self.width(), self.height()
         self.resizeDocks([docks["dock_messages"]], [max(50, h // 14)], Qt.Orientation.Vertical)
         left, right = max(220, w * 22 // 100), max(300, w * 27 // 100)
