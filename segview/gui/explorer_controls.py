@@ -12,8 +12,9 @@ from .undo import ParamChange
 
 
 class ExplorerControls:
-    """What the user asks for. Needs the window's state (``specs``, ``spec_by_name``, ``series``,
-    ``_by_id``, ``current``, ``params``, ``enabled``, ``status``, ``settings``, ``persist``), its
+    """What the user asks for, sent to the window's ``model`` as intents (``set_params``,
+    ``set_enabled``, ``cancel_jobs``, ...; the model drops the jobs that no longer apply). Needs
+    ``specs``, ``spec_by_name``, ``settings``, ``persist``, the model's read-only views, its
     widgets (``dataset_panel``, ``method_list``, ``param_panel``, ``series_plot``, ``lanes``,
     ``tracks``, ``progress``, ``cancel_button``), ``runner``, ``post`` and the display mixin's
     ``show_series``, ``_compute``, ``set_focus`` and ``_refresh_method_items``."""

@@ -23,8 +23,10 @@ from .plots.lanes import short_label
 
 
 class ExplorerDisplay:
-    """Series, overlays, focus, runner slots. Needs the window's state (``series``, ``current``,
-    ``results``, ``status``, ``params``, ``enabled``, ...), its widgets (``series_plot``,
+    """Series, overlays, focus, runner slots. The state is the window's ``model``
+    (:class:`~segview.core.explorer_model.ExplorerModel`; ``series``, ``current``, ``results``,
+    ``status``, ``params``, ``enabled`` are read-only views of it, changed only through its
+    intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``...). Needs the widgets (``series_plot``,
     ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
     ``progress``, ``cancel_button``), ``runner``, ``post``, ``_relayout``, ``export_csv`` and the
     ``series_shown`` and ``overlay_updated`` signals."""

@@ -44,8 +44,8 @@ class ExportOptionsDialog(QDialog):
 
 
 class ExplorerFiles:
-    """Open / recent / export. Needs ``settings``, ``specs``, ``enabled``, ``params``, ``series``,
-    ``current``, ``results``, ``layout_item``, ``recent_menu``, ``post``, ``set_dataset`` and
+    """Open / recent / export. Needs ``settings``, ``specs``, the ``model`` (and its read-only
+    views ``enabled``, ``params``, ``series``, ``current``, ``results``), ``layout_item``, ``recent_menu``, ``post``, ``set_dataset`` and
     ``run_on_all`` of the window."""
 
     # ------------------------------------------------------------------ opening

@@ -1,7 +1,9 @@
 """The explorer's main window: wiring between panels, plots and the job runner (no algorithms here).
 
-The window builds its plots, docks, status bar and menus, wires the job runner and handles Qt's
-events; what it shows lives in :mod:`.explorer_display`, what the user asks for in
+The explorer's state (dataset, current series or benchmark, methods and parameters, results, jobs
+in flight, the evaluation overlay) is a Qt-free :class:`~segview.core.explorer_model.ExplorerModel`
+(``self.model``); the window renders it and sends it intents. The window builds its plots, docks,
+status bar and menus, wires the job runner and handles Qt's events; what it shows lives in :mod:`.explorer_display`, what the user asks for in
 :mod:`.explorer_controls`, and opening and exporting files in :mod:`.explorer_files` (mixins).
 """
 from __future__ import annotations
