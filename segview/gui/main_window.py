@@ -14,7 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPixmap, QUndoStack
 from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QListWidget, QListWidgetItem,
-                               QMainWindow, QProgressBar, QPushButton, QStackedWidget, QWidget)
+                               QMainWindow, QProgressBar, QPushButton, QScrollArea, QStackedWidget,
+                               QWidget)
 
 from ..core import registry
 from ..core.explorer_model import ExplorerModel
@@ -242,7 +243,13 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
         self.warmup_panel.rule_changed.connect(self._on_warmup_rule_changed)
         self.warmup_panel.open_benchmark.connect(self._on_warmup_open_benchmark)
         self.warmup_panel.open_execution.connect(self._on_bench_view_execution_activated)
-        self._add_dock("Warm-up", self.warmup_panel, Qt.DockWidgetArea.LeftDockWidgetArea
+        # scrolled: the panel's figures and table never set a minimum size that would take the
+        # plot's room on a small screen (it shares its place with Series there)
+        warmup_scroll = QScrollArea(self)
+        warmup_scroll.setWidgetResizable(True)
+        warmup_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        warmup_scroll.setWidget(self.warmup_panel)
+        self._add_dock("Warm-up", warmup_scroll, Qt.DockWidgetArea.LeftDockWidgetArea
                        ).visibilityChanged.connect(self._on_warmup_dock_visibility)
         self.method_list = QListWidget(self)
         self.method_list.setToolTip("Tick a method to show its lane; select it to focus it (its "
@@ -487,7 +494,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
             QTimer.singleShot(0, self._initial_dock_sizes)
         if self._layout_to_check:
             self._layout_to_check = False
-            QTimer.singleShot(0, self._check_restored_layout)
+            QTimer.singleShot(0, self, self._check_restored_layout)
 
     def plot_fits(self) -> bool:
         """Whether the plot area has at least its minimum size (MIN_PLOT_WIDTH x
@@ -513,7 +520,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
             dock.setFloating(False)
             dock.show()
         self.setGeometry(clamp_to_screen(self.geometry(), self._available_geometry()))
-        QTimer.singleShot(0, self._initial_dock_sizes)  # once the restored state is laid out
+        QTimer.singleShot(0, self, self._initial_dock_sizes)  # once the restored state is laid out
 
     def _initial_dock_sizes(self) -> None:
         """Docks sized as fractions of the window, so they fit a small screen as well."""
@@ -540,6 +547,20 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, QMainWindow):
                          Qt.Orientation.Horizontal)
         self.resizeDocks([docks["dock_methods"]], [min(22 * len(self.specs) + 12, h // 3)],
                          Qt.Orientation.Vertical)
+        QTimer.singleShot(0, self, self._ensure_plot_room)
+
+    def _ensure_plot_room(self) -> None:
+        """Side panels narrower until the plot has MIN_PLOT_WIDTH (as far as their minimum
+        widths allow)."""
+        deficit = MIN_PLOT_WIDTH - self.central.width()
+        if deficit <= 0:
+            return
+        left, right = self.docks["Series"], self.docks["Parameters"]
+        lw, rw = left.width(), right.width()
+        take_left = min(deficit * lw // max(1, lw + rw) + 1, lw - left.minimumSizeHint().width())
+        take_right = min(deficit - take_left + 1, rw - right.minimumSizeHint().width())
+        self.resizeDocks([left, right], [lw - max(0, take_left), rw - max(0, take_right)],
+                         Qt.Orientation.Horizontal)
 
     def closeEvent(self, event) -> None:  # noqa: N802
         for child in (self.evaluation_window, self.annotation_window):
