@@ -282,6 +282,10 @@ class ExplorerModel:
             return None
         return result
 
+    def forget_results(self) -> None:
+        """Drop every stored result (the next request computes again)."""
+        self._results.clear()
+
     def cancel_jobs(self) -> list[JobToken]:
         """Forget every job (Esc): returns them; a method shown as running becomes
         "cancelled"."""
