@@ -12,8 +12,9 @@ from .undo import ParamChange
 
 
 class ExplorerControls:
-    """What the user asks for. Needs the window's state (``specs``, ``spec_by_name``, ``series``,
-    ``_by_id``, ``current``, ``params``, ``enabled``, ``status``, ``settings``, ``persist``), its
+    """What the user asks for, sent to the window's ``model`` as intents (``set_params``,
+    ``set_enabled``, ``cancel_jobs``, ...; the model drops the jobs that no longer apply). Needs
+    ``specs``, ``spec_by_name``, ``settings``, ``persist``, the model's read-only views, its
     widgets (``dataset_panel``, ``method_list``, ``param_panel``, ``series_plot``, ``lanes``,
     ``tracks``, ``progress``, ``cancel_button``), ``runner``, ``post`` and the display mixin's
     ``show_series``, ``_compute``, ``set_focus`` and ``_refresh_method_items``."""
@@ -27,7 +28,7 @@ class ExplorerControls:
         if not self._applying_undo and old is not None:
             self.undo_stack.push(ParamChange(name, self.spec_by_name[name].label, old, params,
                                              self._apply_params))
-        self.params[name] = params
+        self.model.set_params(name, params)  # its jobs with the old parameters are cancelled
         if self.persist:
             self.settings.set_params(self.spec_by_name[name], params)
         self.dataset_panel.model.clear_method(name)
@@ -80,16 +81,12 @@ class ExplorerControls:
         if on == (name in self.enabled):
             return
         self.param_panel.set_method_visible(name, on)
+        self.model.set_enabled(name, on)  # unticked: its jobs are cancelled, its status cleared
         if on:
-            self.enabled.add(name)
             self._sync_lanes()
             self._compute(self.spec_by_name[name], immediate=True)
         else:
-            self.enabled.discard(name)
-            if self.current is not None:
-                self.runner.cancel_lanes(keep_series=self.current.id, detector=name)
-            elif self.current_benchmark is not None:
-                self.runner.cancel_lanes(detector=name)
+            self.runner.cancel_lanes(detector=name)  # also the batch-free lanes of other series
             self._sync_lanes()
             if self.tracks.focus == name:
                 self.set_focus(None)
@@ -184,6 +181,7 @@ class ExplorerControls:
         if not self.runner.run_batch(self.series, work):
             self.post("A run on all series is already in progress")
             return False
+        self.model.begin_batch()
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress.show()
@@ -195,13 +193,13 @@ class ExplorerControls:
         if loader is not None:
             loader.cancel()
         busy = self.runner.is_busy()
+        self.model.cancel_jobs()  # "running" methods now say "cancelled"
         self.runner.cancel_all()
+        # a worker process still computing a cancelled job (a kernel that does not look at the
+        # cancel flag) is replaced, so the job really stops and its memory is given back
+        self.runner.abandon_cancelled()
         if busy:
             self.post("Cancelled running jobs")
-            for name in self.enabled:
-                if self.status.get(name) == "running…":
-                    self.status[name] = "cancelled"
-            self._refresh_method_items()
 
     def restore_faithful_defaults(self) -> None:
         self.settings.clear_params()

@@ -23,8 +23,10 @@ from .plots.lanes import short_label
 
 
 class ExplorerDisplay:
-    """Series, overlays, focus, runner slots. Needs the window's state (``series``, ``current``,
-    ``results``, ``status``, ``params``, ``enabled``, ...), its widgets (``series_plot``,
+    """Series, overlays, focus, runner slots. The state is the window's ``model``
+    (:class:`~segview.core.explorer_model.ExplorerModel`; ``series``, ``current``, ``results``,
+    ``status``, ``params``, ``enabled`` are read-only views of it, changed only through its
+    intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``...). Needs the widgets (``series_plot``,
     ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
     ``progress``, ``cancel_button``), ``runner``, ``post``, ``_relayout``, ``export_csv`` and the
     ``series_shown`` and ``overlay_updated`` signals."""
@@ -32,19 +34,16 @@ class ExplorerDisplay:
     # ------------------------------------------------------------------ series
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None,
                     annotations: dict[str, dict[str, list[int]]] | None = None) -> None:
-        self.annotations = dict(annotations or {})  # TCPD: {series id: {annotator: [cp, ...]}}
-        self.runner.cancel_all()
+        # a new generation: the old dataset's jobs, results and evaluation overlay no longer
+        # count (annotations: TCPD {series id: {annotator: [cp, ...]}})
+        self.model.set_dataset(series, labels, annotations)
+        self.runner.cancel_all()  # also the batch and the warm-up analysis
+        self.runner.abandon_cancelled()  # a worker still busy with the old data is replaced
         self.runner.cache.clear()
-        self.results.clear()
         self.warmup_results.clear()
         self._warmup_key = None
         self.warmup_panel.clear()
-        self.series = list(series)
-        self._by_id = {s.id: s for s in self.series}
-        self.labels = dict(labels or {})
         self.dataset_panel.model.set_dataset(self.series, self.labels)
-        self.current = None
-        self.current_benchmark = None
         self.central.setCurrentWidget(self.plot_widget)
         if self.series:
             self.dataset_panel.select(self.series[0].id)
@@ -53,8 +52,7 @@ class ExplorerDisplay:
         s = self._by_id[series_id]
         if self.current is not None and self.current.id == series_id:
             return
-        self.current = s
-        self.current_benchmark = None
+        self.model.select_series(series_id)  # the other series' jobs are cancelled
         self.central.setCurrentWidget(self.plot_widget)
         self.runner.cancel_lanes(keep_series=series_id)
         self.series_plot.set_series(s)
@@ -74,8 +72,6 @@ class ExplorerDisplay:
             ", labelled never steady" if not lab.steady else ", labelled steady (no onset)"
             if lab.jagt_index is None else f", labelled steady from {lab.jagt_index}")
         self.setWindowTitle(f"segview — {s.id} ({i + 1}/{len(self.series)}, n={len(s)}{steady})")
-        for spec in self.specs:
-            self.status[spec.name] = ""
         # quickest first (by the last run time seen), so slow methods do not hold up the others
         for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
                            key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
@@ -93,8 +89,7 @@ class ExplorerDisplay:
             return
         if self.current_benchmark is not None and self.current_benchmark.name == name:
             return
-        self.current = None
-        self.current_benchmark = b
+        self.model.select_benchmark(b)
         self.runner.cancel_lanes(keep_series=[s.id for s in b.executions])
         for name_ in self.marks:  # the single-series view's marks belonged to another series
             self.marks[name_].clear()
@@ -106,8 +101,6 @@ class ExplorerDisplay:
         self.setWindowTitle(f"segview — {b.name} ({len(b)} executions, {b.harness})")
         for w in b.warnings:
             self.post(w)
-        for spec in self.specs:
-            self.status[spec.name] = ""
         for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
                            key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
             self._compute_benchmark(spec)
@@ -206,11 +199,13 @@ class ExplorerDisplay:
         if not self.cost_accepted(spec, max(len(s) for s in b.executions)):
             return
         for s in b.executions:
-            cached = self.results.get((s.id, spec.name))
-            if cached is not None and cached.params == self.params[spec.name]:
+            cached = self.model.result(s.id, spec.name)
+            if cached is not None:
                 self._draw_in_benchmark(spec, s.id, cached)
-            elif not self.runner.in_flight((s.id, spec.name), self.params[spec.name]):
+            elif not (self.model.in_flight(s.id, spec.name)
+                      and self.runner.in_flight((s.id, spec.name), self.params[spec.name])):
                 # (the execution shown before this view keeps its running jobs)
+                self.model.begin_job(s.id, spec.name)
                 self.runner.request(s, spec, self.params[spec.name], immediate=True)
 
     def _draw_in_benchmark(self, spec: DetectorSpec, sid: str, res: DetectionResult) -> None:
@@ -225,14 +220,13 @@ class ExplorerDisplay:
         if b is None:
             return
         r = rollup_results(b, self._current_results(b, spec.name), [spec.name])[spec.name]
-        self.status[spec.name] = r.text(spec.produces)
-        self._refresh_method_items()
+        self.model.set_status(spec.name, r.text(spec.produces))
 
     def _current_results(self, b: Benchmark, name: str) -> dict:
         out = {}
         for s in b.executions:
-            res = self.results.get((s.id, name))
-            if res is not None and res.params == self.params[name]:
+            res = self.model.result(s.id, name)
+            if res is not None:
                 out[(s.id, name)] = res
         return out
 
@@ -248,7 +242,7 @@ class ExplorerDisplay:
 
     def _show_labeled_extras(self, s: Series) -> None:
         """Annotators' change points (TCPD) on the series, and ``time.raw`` dates on the x axes."""
-        ann = getattr(self, "annotations", {}).get(s.id, {})
+        ann = self.annotations.get(s.id, {})
         self.series_plot.annotations.set_annotations(ann, self.series_plot.x_of)
         self.label_time_axes(s)
 
@@ -267,13 +261,13 @@ class ExplorerDisplay:
             if self.current_benchmark is not None:
                 self._compute_benchmark(spec)
             return
-        lane = (self.current.id, spec.name)
-        cached = self.results.get(lane)
-        if cached is not None and cached.params == self.params[spec.name]:
+        cached = self.model.result(self.current.id, spec.name)
+        if cached is not None:
             self._draw(spec, cached)
             return
         if not self.cost_accepted(spec, len(self.current)):
             return
+        self.model.begin_job(self.current.id, spec.name)
         self.runner.request(self.current, spec, self.params[spec.name], immediate=immediate)
 
     def cost_accepted(self, spec: DetectorSpec, n: int) -> bool:
@@ -298,8 +292,7 @@ class ExplorerDisplay:
             if not answers[key]:
                 self.post(f"Not run: {note}")
         if not answers[key]:
-            self.status[spec.name] = "\u26a0 not run (cost)"
-            self._refresh_method_items()
+            self.model.set_status(spec.name, "\u26a0 not run (cost)")
         return answers[key]
 
     # ------------------------------------------------------------------ drawing and focus
@@ -328,9 +321,8 @@ class ExplorerDisplay:
         else:
             k = len(res.change_points)
             text = f"{k} change point{'' if k == 1 else 's'}"
-        self.status[spec.name] = f"{text} \u00b7 {res.runtime_ms:.0f} ms"
+        self.model.set_status(spec.name, f"{text} \u00b7 {res.runtime_ms:.0f} ms")
         self.lanes[spec.name].set_status(f"{text} \u00b7 {res.runtime_ms:.0f} ms")
-        self._refresh_method_items()
         # settle auto-ranges now: done lazily inside the paint, a range change schedules a second
         # paint of the whole view right after the first
         self.plot_widget.scene().prepareForPaint()
@@ -414,7 +406,7 @@ class ExplorerDisplay:
         for i in range(self.method_list.count()):
             item = self.method_list.item(i)
             name = item.data(Qt.ItemDataRole.UserRole)
-            st = self.status.get(name, "") if name in self.enabled else ""
+            st = self.model.status_of(name)
             changed = bool(self.dataset_panel.model.notes.get(name))
             text = short_label(self.spec_by_name[name].label) + (" \u2022" if changed else "") \
                 + (f" — {st}" if st else "")
@@ -439,21 +431,21 @@ class ExplorerDisplay:
         spec = self.spec_by_name.get(name)
         if spec is None:
             return
-        self.results[lane] = res
         self._runtime[name] = res.runtime_ms
-        if res.params == self.params[name]:
-            self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
-            self._update_rollup(sid, name)
-        if (self.current is not None and sid == self.current.id and name in self.enabled
-                and res.params == self.params[name]):
+        if self.model.finish_job(sid, name, res) is None:
+            return  # another dataset's, or other parameters': no live job asked for it
+        self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
+        self._update_rollup(sid, name)
+        if self.current is not None and sid == self.current.id and name in self.enabled:
             self._draw(spec, res)
-        elif (self.current_benchmark is not None and name in self.enabled
-              and res.params == self.params[name]):
+        elif self.current_benchmark is not None and name in self.enabled:
             self._draw_in_benchmark(spec, sid, res)
 
     @Slot(object, str, bool)
     def _on_runner_job_failed(self, lane: Lane, text: str, recoverable: bool) -> None:
         sid, name = lane
+        if self.model.fail_job(sid, name) is None:
+            return  # a job the model had dropped (other data or parameters)
         spec = self.spec_by_name.get(name)
         label = spec.label if spec else name
         first = text.strip().splitlines()[-1] if text.strip() else "failed"
@@ -462,21 +454,21 @@ class ExplorerDisplay:
         self.dataset_panel.model.set_result(sid, name, "error", NONE_SORT)
         if self.current is not None and sid == self.current.id:
             self._clear_method(name)
-            self.status[name] = "\u26a0 error"
-            self._refresh_method_items()
+            self.model.set_status(name, "\u26a0 error")
 
     @Slot(object, object)
     def _on_runner_job_started(self, lane: Lane, req: Request) -> None:
-        if req.spec.slow:
+        # "running" only for a live job of a ticked method on what is shown
+        if req.spec.slow and self.model.job_started(*lane):
             self.progress.setRange(0, 0)  # busy until the first progress report
             self._progress_message(f"{req.spec.label}: running")
             self.progress.show()
             self.cancel_button.show()
-            self.status[req.spec.name] = "running…"
-            self._refresh_method_items()
 
     @Slot(object, float, str)
     def _on_runner_progress(self, lane: Lane, fraction: float, message: str) -> None:
+        if not self.model.in_flight(*lane):
+            return  # a job the model dropped: its progress is not what is shown
         self.progress.setRange(0, 1000)
         self.progress.setValue(int(fraction * 1000))
         self._progress_message(f"{self.spec_by_name[lane[1]].label}: {message}".rstrip(": "))
@@ -496,7 +488,8 @@ class ExplorerDisplay:
 
     @Slot(str, str, object, object)
     def _on_runner_batch_item(self, sid: str, name: str, params: object, res: object) -> None:
-        self.results[(sid, name)] = res
+        if not self.model.batch_result(sid, name, params, res):
+            return  # a batch of the previous dataset
         spec = self.spec_by_name[name]
         if params == self.params[name]:
             self.dataset_panel.model.set_result(sid, name, *self._table_cell(spec, res))
@@ -506,6 +499,8 @@ class ExplorerDisplay:
 
     @Slot(str, str, str)
     def _on_runner_batch_failed(self, sid: str, name: str, text: str) -> None:
+        if self.model.batch != self.model.generation:
+            return
         self.post(f"{self.spec_by_name[name].label} on {sid}: {text}")
         self.dataset_panel.model.set_result(sid, name, "error", NONE_SORT)
 
@@ -519,6 +514,7 @@ class ExplorerDisplay:
 
     @Slot(bool)
     def _on_runner_batch_finished(self, cancelled: bool) -> None:
+        self.model.end_batch()
         self.post("Run on all series cancelled" if cancelled else "Run on all series finished")
         path, self._export_after_batch = self._export_after_batch, None
         if path and not cancelled:

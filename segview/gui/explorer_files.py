@@ -44,8 +44,8 @@ class ExportOptionsDialog(QDialog):
 
 
 class ExplorerFiles:
-    """Open / recent / export. Needs ``settings``, ``specs``, ``enabled``, ``params``, ``series``,
-    ``current``, ``results``, ``layout_item``, ``recent_menu``, ``post``, ``set_dataset`` and
+    """Open / recent / export. Needs ``settings``, ``specs``, the ``model`` (and its read-only
+    views ``enabled``, ``params``, ``series``, ``current``, ``results``), ``layout_item``, ``recent_menu``, ``post``, ``set_dataset`` and
     ``run_on_all`` of the window."""
 
     # ------------------------------------------------------------------ opening
@@ -237,7 +237,7 @@ class ExplorerFiles:
                            "reference onset (judges)")
         for spec in self.specs:
             if spec.name in self.enabled:
-                st = self.status.get(spec.name, "")
+                st = self.model.status_of(spec.name)
                 legend.addItem(pg.PlotDataItem(pen=pg.mkPen(self.colors[spec.name], width=3)),
                                spec.label + (f": {st}" if st else ""))
         return legend
@@ -284,5 +284,4 @@ class ExplorerFiles:
         return True
 
     def _has_current_result(self, sid: str, name: str) -> bool:
-        res = self.results.get((sid, name))
-        return res is not None and res.params == self.params[name]
+        return self.model.result(sid, name) is not None

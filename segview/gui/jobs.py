@@ -53,6 +53,7 @@ from ..core.registry import DetectorSpec
 log = logging.getLogger(__name__)
 
 Lane = tuple[str, str]
+OVERDUE_MS = 300  # a cancelled job still running this long no longer holds up its lane
 LIVE_RUNNERS: "weakref.WeakSet[JobRunner]" = weakref.WeakSet()
 _SHARED_PROCESSES: list[ProcessRunner] = []
 
@@ -142,6 +143,7 @@ class DetectJob(Job):
         self.cache_key, self.prepared = cache_key, prepared
         self.remote = remote
         self.ctx.on_progress = self.report
+        self.call = None  # the worker call, once submitted (see JobRunner.abandon_cancelled)
 
     def compute(self) -> tuple[object, Hashable, object | None]:
         spec, series, params = self.req.spec, self.req.series, self.req.params
@@ -150,7 +152,7 @@ class DetectJob(Job):
         if self.remote is None or cheap_here:
             result, state = compute(spec, series, params, self.ctx, self.prepared)
         else:
-            call = self.remote.submit(spec, series, params, self.prepared)
+            call = self.call = self.remote.submit(spec, series, params, self.prepared)
             result, state = unpack(call.wait(lambda: self.ctx.cancelled, self.report))
         return result, self.cache_key, state
 
@@ -171,6 +173,7 @@ class BatchJob(QRunnable):
         self.setAutoDelete(False)
         self.series, self.work, self.ctx = list(series), list(work), ctx
         self.remote = remote
+        self.calls: list = []  # worker calls submitted so far (see JobRunner.abandon_cancelled)
         self.signals = BatchSignals()
         self.done = threading.Event()
 
@@ -206,7 +209,9 @@ class BatchJob(QRunnable):
             for s, spec, params in items:
                 self.ctx.check()
                 if self.remote is not None and runs_in_worker(spec):
-                    pending.append((s, spec, params, self.remote.submit(spec, s, params)))
+                    call = self.remote.submit(spec, s, params)
+                    self.calls = [*self.calls[-64:], call]
+                    pending.append((s, spec, params, call))
                     while len(pending) >= self.remote.workers:
                         yield self._collect(*pending.popleft())
                     continue
@@ -256,8 +261,8 @@ class WarmupJob(Job):
         self.ctx.check()
         if self.remote is None:
             return analyse_benchmark_job(self.benchmark, self.method, self.params)
-        call = self.remote.submit_call(analyse_benchmark_job, self.benchmark, self.method,
-                                       self.params)
+        call = self.call = self.remote.submit_call(analyse_benchmark_job, self.benchmark,
+                                                   self.method, self.params)
         return unpack(call.wait(lambda: self.ctx.cancelled))[0]
 
 
@@ -494,6 +499,22 @@ class JobRunner(QObject):
         self._path_ended(gen)
         self._check_idle()
 
+    def abandon_cancelled(self, grace_s: float = 0.5) -> None:
+        """Cancelled jobs whose worker process keeps computing (a kernel that never looks at
+        the cancel flag) are given up: after ``grace_s`` their worker pool is stopped and a new
+        one serves the next requests (:meth:`ProcessRunner.abandon`)."""
+        if self.processes is None:
+            return
+        jobs = [*self._running.values(), *self._retired, self._batch, self._warmup]
+        calls = []
+        for job in jobs:
+            if job is None or not job.ctx.cancelled or job.done.is_set():
+                continue
+            calls += [c for c in (getattr(job, "calls", None) or [getattr(job, "call", None)])
+                      if c is not None]
+        if calls:
+            self.processes.abandon(calls, grace_s)
+
     def cancel_all(self) -> None:
         """Cancel every lane, any batch, the warm-up analysis and the penalty path."""
         self._timer.stop()
@@ -576,9 +597,21 @@ class JobRunner(QObject):
     def _dispatch(self, lane: Lane, req: Request) -> None:
         self._gen[lane] = self.generation(lane) + 1
         if lane in self._running and not self._cancel_job(lane):
-            self._next[lane] = req  # starts when the cancelled job ends
+            self._next[lane] = req  # starts when the cancelled job ends, or when it is overdue
+            job = self._running[lane]
+            QTimer.singleShot(OVERDUE_MS, self, lambda: self._overdue(lane, job))
             return
         self._start(lane, req)
+
+    def _overdue(self, lane: Lane, job: DetectJob) -> None:
+        """A cancelled job still runs (it never looks at the cancel flag, or another file's
+        stuck job has the same series id): the lane's next request starts anyway, beside it;
+        the old job's answer is dropped by its generation."""
+        if self.closed or self._running.get(lane) is not job or lane not in self._next:
+            return
+        del self._running[lane]
+        self._retired.append(job)
+        self._start(lane, self._next.pop(lane))
 
     def _cancel_job(self, lane: Lane) -> bool:
         """Cancel the lane's job; True when it was still queued and is gone for good."""
@@ -587,6 +620,7 @@ class JobRunner(QObject):
         if self.pool.tryTake(job):
             del self._running[lane]
             return True
+        job.lend_thread(self.pool)  # it holds up no other job while it runs on
         return False
 
     def _start(self, lane: Lane, req: Request) -> None:

@@ -1,7 +1,9 @@
 """The explorer's main window: wiring between panels, plots and the job runner (no algorithms here).
 
-The window builds its plots, docks, status bar and menus, wires the job runner and handles Qt's
-events; what it shows lives in :mod:`.explorer_display`, what the user asks for in
+The explorer's state (dataset, current series or benchmark, methods and parameters, results, jobs
+in flight, the evaluation overlay) is a Qt-free :class:`~segview.core.explorer_model.ExplorerModel`
+(``self.model``); the window renders it and sends it intents. The window builds its plots, docks,
+status bar and menus, wires the job runner and handles Qt's events; what it shows lives in :mod:`.explorer_display`, what the user asks for in
 :mod:`.explorer_controls`, and opening and exporting files in :mod:`.explorer_files` (mixins).
 """
 from __future__ import annotations
@@ -12,14 +14,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPixmap, QUndoStack
 from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QListWidget, QListWidgetItem,
-                               QMainWindow, QProgressBar, QPushButton, QStackedWidget, QWidget)
+                               QMainWindow, QProgressBar, QPushButton, QScrollArea, QStackedWidget,
+                               QWidget)
 
 from ..core import registry
-from ..core.io.labels_csv import LabelRow
-from ..core.model import Series
-from ..core.params import Params
+from ..core.explorer_model import ExplorerModel
 from ..core.registry import DetectorSpec
-from ..core.result import DetectionResult
 from .dataset_panel import DatasetPanel
 from .explorer_controls import ExplorerControls
 from .explorer_display import ExplorerDisplay
@@ -35,6 +35,7 @@ from .plots.markers import LaneMarkers
 from .plots.navigation import XZoomViewBox
 from .plots.overview import Overview
 from .plots.series_plot import SeriesPlot
+from .plots.title import install as install_elided_title
 from .plots.track_plot import TrackStack
 from .settings import Settings
 from .warmup_panel import WarmupPanel
@@ -45,6 +46,9 @@ log = logging.getLogger(__name__)
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F",
            "#332288", "#117733")
 MAX_MESSAGES = 300
+MIN_PLOT_WIDTH = 240  # px: a restored layout must leave the plot at least this big
+MIN_PLOT_HEIGHT = 160
+SHORT_SCREEN = 640  # px of available height below which the left panels become tabs
 MOUSE_HELP = (("Wheel", "zoom x around the pointer (y follows the data in view)"),
               ("Ctrl/Shift + wheel", "zoom y"),
               ("Drag", "pan x (Ctrl/Shift: pan y)"),
@@ -71,6 +75,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
     benchmark_shown = Signal(str)  # a multi-execution benchmark's view, by name
     benchmark_result_drawn = Signal(str, str)  # series id, method: drawn in the benchmark view
     message_posted = Signal(str)
+    layout_checked = Signal(bool)  # a restored layout was checked: True = kept
 
     def __init__(self, settings: Settings | None = None, specs: list[DetectorSpec] | None = None,
                  persist: bool = True, parent: QWidget | None = None) -> None:
@@ -82,25 +87,21 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.spec_by_name = {s.name: s for s in self.specs}
         self.colors = {s.name: PALETTE[i % len(PALETTE)] for i, s in enumerate(self.specs)}
         self.runner = JobRunner(self, processes=shared_processes())
-        self.series: list[Series] = []
-        self._by_id: dict[str, Series] = {}
-        self.labels: dict[str, LabelRow] = {}
-        self.annotations: dict[str, dict[str, list[int]]] = {}  # TCPD annotators per series
+        saved = self.settings.enabled_methods()
+        # the explorer's state (dataset, series, methods, parameters, results, jobs, overlays):
+        # a Qt-free model; this window renders it and sends it the user's intents
+        self.model = ExplorerModel(
+            {s.name: self.settings.params(s) for s in self.specs},
+            {s.name for s in self.specs if not s.slow and s.enabled_by_default}
+            if saved is None else {n for n in saved if n in self.spec_by_name})
+        self.model.jobs_cancelled.connect(self._on_model_jobs_cancelled)
+        self.model.status_changed.connect(lambda _name: self._refresh_method_items())
         self.fill_missing: str | None = None  # TCPD gaps: a named filling rule (segview gui)
-        self.current: Series | None = None
-        self.current_benchmark = None  # the Benchmark in the benchmark view (current is None then)
-        self.results: dict[tuple[str, str], DetectionResult] = {}
         # (benchmark, rule, delta, delta_mode): analysis
         self.warmup_results: dict[tuple[str, str, float, str], object] = {}
         self._warmup_key: tuple[str, str, float, str] | None = None  # what the panel waits for
-        self.status: dict[str, str] = {}
         self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
-        saved = self.settings.enabled_methods()
-        self.enabled = ({s.name for s in self.specs if not s.slow and s.enabled_by_default}
-                        if saved is None
-                        else {n for n in saved if n in self.spec_by_name})
-        self.params: dict[str, Params] = {s.name: self.settings.params(s) for s in self.specs}
         self.setWindowTitle("segview")
         self.setAcceptDrops(True)
         self.undo_stack = QUndoStack(self)
@@ -114,15 +115,38 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._build_status_bar()
         self._build_menus()
         self._connect_runner()
+        self._default_state = self.saveState()  # View > Reset layout goes back to it
+        self._layout_to_check = False
         geometry, state = self.settings.layout()
         if geometry is not None:
             self.restoreGeometry(geometry)
             self.setGeometry(clamp_to_screen(self.geometry(), self._available_geometry()))
         if state is not None:
-            self.restoreState(state)
+            # kept only if the plot still gets its minimum size on this screen (checked once
+            # the window is laid out: a layout saved on a big screen can squeeze it to 0 px)
+            self._layout_to_check = self.restoreState(state)
         self._changed_since_last_run = self._describe_changed_params()
         if self._changed_since_last_run:
             self.post(self._changed_since_last_run)
+
+    # the model's state, read by the mixins, the evaluation view and tests (writes go through
+    # the model's intents: set_dataset, select_series, set_params, set_enabled, ...)
+    series = property(lambda self: self.model.series)
+    _by_id = property(lambda self: self.model.by_id)
+    labels = property(lambda self: self.model.labels)
+    annotations = property(lambda self: self.model.annotations)
+    current = property(lambda self: self.model.current)
+    current_benchmark = property(lambda self: self.model.current_benchmark)
+    results = property(lambda self: self.model.results)
+    status = property(lambda self: self.model.status)
+    params = property(lambda self: self.model.params)
+    enabled = property(lambda self: self.model.enabled)
+
+    def _on_model_jobs_cancelled(self, tokens) -> None:
+        """Jobs the model no longer wants (another dataset, series, parameters, an unticked
+        method): the runner cancels them (a late answer would be dropped by the model anyway)."""
+        for t in tokens:
+            self.runner.cancel_lanes(keep_series=t.series_id, detector=t.method)
 
     def _available_geometry(self):
         screen = self.screen() or QGuiApplication.primaryScreen()
@@ -148,6 +172,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.layout_item = self.plot_widget.ci
         self.main_plot = pg.PlotItem(viewBox=XZoomViewBox())
         self.main_plot.setMinimumHeight(150)  # on a short screen the tracks shrink, not the series
+        install_elided_title(self.main_plot)  # a long title never widens the plot
         self.main_plot.vb.menu_items = self._plot_menu_items
         self.series_plot = SeriesPlot(self.main_plot)
         self.plot_widget.addItem(self.main_plot, row=0, col=0)
@@ -225,7 +250,13 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.warmup_panel.delta_changed.connect(self._on_warmup_delta_changed)
         self.warmup_panel.open_benchmark.connect(self._on_warmup_open_benchmark)
         self.warmup_panel.open_execution.connect(self._on_bench_view_execution_activated)
-        self._add_dock("Warm-up", self.warmup_panel, Qt.DockWidgetArea.LeftDockWidgetArea
+        # scrolled: the panel's figures and table never set a minimum size that would take the
+        # plot's room on a small screen (it shares its place with Series there)
+        warmup_scroll = QScrollArea(self)
+        warmup_scroll.setWidgetResizable(True)
+        warmup_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        warmup_scroll.setWidget(self.warmup_panel)
+        self._add_dock("Warm-up", warmup_scroll, Qt.DockWidgetArea.LeftDockWidgetArea
                        ).visibilityChanged.connect(self._on_warmup_dock_visibility)
         self.method_list = QListWidget(self)
         self.method_list.setToolTip("Tick a method to show its lane; select it to focus it (its "
@@ -363,6 +394,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.tracks_action.setCheckable(True)
         self.tracks_action.setChecked(True)
         v.addSeparator()
+        self._action(v, "Reset &layout", self.reset_layout, None,
+                     "the default arrangement of the panels, sized for this screen")
         panels = v.addMenu("&Panels")
         for dock in self.docks.values():
             act = dock.toggleViewAction()
@@ -470,17 +503,75 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         if not self._sized and self.settings.layout()[1] is None:  # first run: sensible dock sizes
             self._sized = True
             QTimer.singleShot(0, self._initial_dock_sizes)
+        if self._layout_to_check:
+            self._layout_to_check = False
+            QTimer.singleShot(0, self, self._check_restored_layout)
+
+    def plot_fits(self) -> bool:
+        """Whether the plot area has at least its minimum size (MIN_PLOT_WIDTH x
+        MIN_PLOT_HEIGHT)."""
+        c = self.central
+        return c.width() >= MIN_PLOT_WIDTH and c.height() >= MIN_PLOT_HEIGHT
+
+    def _check_restored_layout(self) -> None:
+        """A restored layout that leaves the plot too small here is replaced by the default."""
+        if self.plot_fits():
+            self.layout_checked.emit(True)
+            return
+        self.reset_layout()
+        self.post(f"The saved panel layout left the plot {self.central.width()}\u00d7"
+                  f"{self.central.height()} px on this screen; the default layout is used "
+                  "(View > Reset layout)")
+        self.layout_checked.emit(False)
+
+    def reset_layout(self) -> None:
+        """View > Reset layout: the default panels, sized as fractions of the window."""
+        self.restoreState(self._default_state)
+        for dock in self.docks.values():
+            dock.setFloating(False)
+            dock.show()
+        self.setGeometry(clamp_to_screen(self.geometry(), self._available_geometry()))
+        QTimer.singleShot(0, self, self._initial_dock_sizes)  # once the restored state is laid out
 
     def _initial_dock_sizes(self) -> None:
         """Docks sized as fractions of the window, so they fit a small screen as well."""
         docks = {d.objectName(): d for d in self.findChildren(QDockWidget)}
+        available = self._available_geometry()
+        if available is not None and available.height() < SHORT_SCREEN:
+            # a short screen (1280x720 at 150 %: 480 px): Series and Warm-up share one place as
+            # tabs, so the window fits the screen's height
+            self.tabifyDockWidget(docks["dock_series"], docks["dock_warm-up"])
+            docks["dock_series"].raise_()
+            self.layout().activate()  # the smaller minimum height first, then the fit
+            top = self.geometry().y() - self.frameGeometry().y()  # the title bar
+            bottom = self.frameGeometry().height() - self.height() - top
+            self.setGeometry(clamp_to_screen(self.geometry(),
+                                             available.adjusted(0, top, 0, -bottom)))
         w, h = self.width(), self.height()
         self.resizeDocks([docks["dock_messages"]], [max(50, h // 14)], Qt.Orientation.Vertical)
-        self.resizeDocks([docks["dock_series"], docks["dock_parameters"]],
-                         [max(220, w * 22 // 100), max(300, w * 27 // 100)],
+        left, right = max(220, w * 22 // 100), max(300, w * 27 // 100)
+        spare = w - MIN_PLOT_WIDTH - 40  # a small screen: the side panels give way to the plot
+        if left + right > spare:
+            right = max(self.param_panel.minimumWidth(), spare * 55 // 100)
+            left = max(docks["dock_series"].minimumSizeHint().width(), spare - right)
+        self.resizeDocks([docks["dock_series"], docks["dock_parameters"]], [left, right],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([docks["dock_methods"]], [min(22 * len(self.specs) + 12, h // 3)],
                          Qt.Orientation.Vertical)
+        QTimer.singleShot(0, self, self._ensure_plot_room)
+
+    def _ensure_plot_room(self) -> None:
+        """Side panels narrower until the plot has MIN_PLOT_WIDTH (as far as their minimum
+        widths allow)."""
+        deficit = MIN_PLOT_WIDTH - self.central.width()
+        if deficit <= 0:
+            return
+        left, right = self.docks["Series"], self.docks["Parameters"]
+        lw, rw = left.width(), right.width()
+        take_left = min(deficit * lw // max(1, lw + rw) + 1, lw - left.minimumSizeHint().width())
+        take_right = min(deficit - take_left + 1, rw - right.minimumSizeHint().width())
+        self.resizeDocks([left, right], [lw - max(0, take_left), rw - max(0, take_right)],
+                         Qt.Orientation.Horizontal)
 
     def closeEvent(self, event) -> None:  # noqa: N802
         for child in (self.evaluation_window, self.annotation_window):

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QCheckBox, QCo
 from ..core.errors import ParameterError
 from ..core.params import ParamSpec, Params
 from ..core.registry import DetectorSpec
+from .fine_slider import FineSlider
 
 INT_LIMIT = 2**31 - 1
 MAX_TICKS = 10_000
@@ -167,13 +168,16 @@ class ParamEditor(QWidget):
         spin.valueChanged.connect(self._on_spin_changed)
         self.spin = spin
         if s.low is not None and s.high is not None and s.high > s.low:
-            self.slider = guard(QSlider(Qt.Orientation.Horizontal, self))
+            # its own row, the panel's width (MethodParamsBox), with a fine mode (Shift)
+            self.slider = guard(FineSlider(Qt.Orientation.Horizontal, self))
             self.slider.setMinimumWidth(64)
             self.slider.setRange(0, self._ticks())
+            self.slider.setSingleStep(max(1, self._ticks() // 100))
             self.slider.setPageStep(max(1, self._ticks() // 20))
+            self.slider.setToolTip(f"{s.describe()}\nShift-drag or Shift+arrow: a tenth of the "
+                                   "speed, for exact values")
             self.slider.valueChanged.connect(self._on_slider_changed)
-            row.addWidget(self.slider, 1)
-        row.addWidget(spin)
+        row.addWidget(spin, 1)
         if s.optional:
             self.auto = QCheckBox("auto", self)
             self.auto.toggled.connect(self._on_auto_toggled)
@@ -365,6 +369,8 @@ class MethodParamsBox(QGroupBox):
             tip = p.describe() + (" Changing it re-runs the slow stage." if p.stage == "prepare" else "")
             lab.setToolTip(f"{tip}\nFaithful default: {p.default!r}")
             form.addRow(lab, ed)
+            if ed.slider is not None:  # the whole width: a 0..1 threshold settable to 0.01
+                form.addRow(ed.slider)
             self.editors[p.name], self.labels[p.name] = ed, lab
         bottom = QHBoxLayout()
         self.status = QLabel(self)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 import traceback
 
-from PySide6.QtCore import QObject, QRunnable, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..core.context import RunContext
 from ..core.errors import Cancelled, RecoverableError
@@ -54,12 +54,23 @@ class Job(QRunnable):
         self.ctx = ctx if ctx is not None else RunContext()
         self.signals = signals if signals is not None else JobSignals()
         self.done = threading.Event()
+        self.call = None  # a worker-process call, once submitted (JobRunner.abandon_cancelled)
+        self._lend_lock = threading.Lock()
+        self._lent_to: QThreadPool | None = None
 
     def compute(self) -> object:  # pool thread
         raise NotImplementedError
 
     def cancel(self) -> None:
         self.ctx.cancel()
+
+    def lend_thread(self, pool: QThreadPool) -> None:
+        """Cancelled but still running (code that never looks at the cancel flag): give the pool
+        one more thread until this job ends, so it holds up no other job."""
+        with self._lend_lock:
+            if not self.done.is_set() and self._lent_to is None:
+                pool.releaseThread()
+                self._lent_to = pool
 
     def report(self, fraction: float, message: str = "") -> None:  # pool thread
         self.signals.progress.emit(self.tag, float(fraction), str(message))
@@ -78,4 +89,8 @@ class Job(QRunnable):
         else:
             self.signals.finished.emit(self.tag, result)
         finally:
-            self.done.set()
+            with self._lend_lock:
+                self.done.set()
+                if self._lent_to is not None:  # the thread lent on cancel is taken back
+                    self._lent_to.reserveThread()
+                    self._lent_to = None

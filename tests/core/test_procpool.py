@@ -276,3 +276,36 @@ def test_workers_are_forked_from_a_server_that_loaded_numba_and_the_kernels():
     assert parent != os.getpid()  # the server's child, not ours
     assert preloaded and kernels  # before this worker ran any detector
     assert alive_fd is None
+
+
+def test_an_abandoned_call_that_ignores_cancel_stops_its_pool_and_queued_calls_still_answer():
+    """A cancelled call whose code never looks at the cancel flag (time.sleep here; a long
+    numba kernel in the explorer) must not keep a worker busy for minutes: after the grace
+    period its pool is stopped, and a call queued behind it runs on a new pool."""
+    import time
+
+    runner = ProcessRunner(workers=1, warm=False).start()
+    try:
+        first = unpack(runner.submit_call(os.getpid).wait(lambda: False))[0]
+        stuck = runner.submit_call(time.sleep, 120)
+        queued = runner.submit_call(os.getpid)  # behind the stuck call in the only worker
+        start = time.monotonic()
+        with pytest.raises(Cancelled):  # as the explorer's runnable: cancelled once it runs
+            stuck.wait(stuck.future.running)
+        timer = runner.abandon([stuck], grace_s=0.3)
+        assert timer is not None
+        timer.join()
+        assert runner.reaps == 1
+        again = unpack(queued.wait(lambda: False))[0]
+        assert again != first and time.monotonic() - start < 60
+        with pytest.raises(ProcessLookupError):
+            os.kill(first, 0)  # the worker that ran the abandoned call is gone
+    finally:
+        runner.shutdown()
+    assert runner.worker_pids() == []
+
+
+def test_abandoning_calls_that_already_ended_stops_nothing(procs):
+    call = procs.submit_call(os.getpid)
+    unpack(call.wait(lambda: False))
+    assert procs.abandon([call]) is None and procs.reaps == 0

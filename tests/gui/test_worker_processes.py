@@ -67,7 +67,7 @@ def test_run_on_all_series_goes_through_the_workers(qtbot, make_window, series):
     with qtbot.waitSignal(win.overlay_updated, timeout=60000):
         win.set_dataset(series)
     win.runner.cancel_all()
-    win.results.clear()
+    win.model.forget_results()
     done: list[tuple[str, str]] = []
     win.runner.batch_item.connect(lambda sid, name, params, res: done.append((sid, name)))
     with qtbot.waitSignal(win.runner.batch_finished, timeout=120000) as fin:

@@ -73,6 +73,17 @@ class WorkerPool:
             self.replace()
             return self.executor.submit(fn, *args)
 
+    @property
+    def current(self) -> cf.ProcessPoolExecutor | None:
+        """The running executor, or None (nothing is started)."""
+        return self._executor
+
+    def detach(self) -> cf.ProcessPoolExecutor | None:
+        """Take the running executor out of the pool without stopping it (the caller ends it);
+        the next call starts a new one."""
+        ex, self._executor = self._executor, None
+        return ex
+
     def replace(self) -> None:
         """End the current executor now (its workers are terminated); the next call starts a
         new one."""

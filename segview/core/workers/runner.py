@@ -47,7 +47,7 @@ from ..errors import Cancelled, RecoverableError
 from ..model import Series
 from ..params import Params
 from ..registry import DetectorSpec
-from .pool import WorkerPool
+from .pool import WorkerPool, terminate_pool
 from .start import worker_context
 
 log = logging.getLogger(__name__)
@@ -277,8 +277,11 @@ class WorkerDied(RecoverableError):
 class RemoteCall:
     """One detector run in a worker: its future, cancel flag and progress."""
 
-    def __init__(self, runner: "ProcessRunner", slot: int, future: cf.Future) -> None:
+    def __init__(self, runner: "ProcessRunner", slot: int, future: cf.Future,
+                 executor: cf.ProcessPoolExecutor | None = None,
+                 work: tuple[Any, ...] = ()) -> None:
         self.runner, self.slot, self.future = runner, slot, future
+        self.executor, self.work = executor, work  # the pool it went to; (entry, *args)
 
     def cancel(self) -> None:
         if not self.future.cancel():
@@ -307,6 +310,13 @@ class RemoteCall:
             except cf.CancelledError:
                 raise Cancelled() from None
             except BrokenProcessPool as err:
+                if self.executor is not None and self.executor in self.runner._reaped \
+                        and self.work and not cancelled():
+                    # its pool was stopped to end an abandoned call, not by this one: run it
+                    # again on the new pool
+                    again = self.runner._submit(*self.work)
+                    self.slot, self.future, self.executor = again.slot, again.future, again.executor
+                    continue
                 self.runner._on_broken(self.future)
                 raise WorkerDied(f"the worker process ended unexpectedly ({err}); "
                                  "a new one was started") from None
@@ -352,6 +362,8 @@ class ProcessRunner:
                                 (self._phases, self._texts, self._counter)),
                                context=self._ctx, what="detector")
         self.closed = False
+        self.reaps = 0  # pools stopped because an abandoned call kept a worker busy
+        self._reaped: list[cf.ProcessPoolExecutor] = []
 
     # ----------------------------------------------------------------- life cycle
     @property
@@ -395,6 +407,36 @@ class ProcessRunner:
             out.append((int(self._phases[i]), raw.decode("utf-8", "replace")))
         return out
 
+    def abandon(self, calls: list["RemoteCall"], grace_s: float = 0.5
+                ) -> threading.Timer | None:
+        """Give up ``calls`` for good: each is told to cancel, and if one is still computing
+        after ``grace_s`` (a kernel that never looks at the cancel flag: minutes of work and
+        memory nobody waits for), the pool it runs in is stopped and later calls go to a new
+        one. Other calls of the stopped pool are run again on the new one. Returns the timer
+        (None when every call had already ended)."""
+        live = [c for c in calls if not c.future.done()]
+        for c in live:
+            c.cancel()
+        if not live:
+            return None
+        timer = threading.Timer(grace_s, self._reap, (live,))
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _reap(self, calls: list["RemoteCall"]) -> None:
+        with self._lock:
+            stuck = {id(c.executor) for c in calls if not c.future.done()}
+            ex = self.pool.current
+            if ex is None or id(ex) not in stuck or self.closed:
+                return
+            ex = self.pool.detach()
+            self._reaped.append(ex)
+            del self._reaped[:-8]  # the few most recent: only their calls can still be waiting
+            self.reaps += 1
+        log.info("stopping a worker pool that kept computing a cancelled job")
+        terminate_pool(ex)  # its other calls see a broken pool and run again (RemoteCall.wait)
+
     def worker_pids(self) -> list[int]:
         return [p.pid for p in self.pool.processes()]
 
@@ -433,12 +475,13 @@ class ProcessRunner:
             try:
                 self._executor()  # refuses after shutdown
                 fut = self.pool.submit(entry, slot, *args)  # a pool found broken: replaced once
+                ex = self.pool.executor  # the executor the call went to (after any replacement)
             except BaseException:  # the slot goes back, whichever attempt failed
                 self._free.append(slot)
                 raise
         self.calls_started += 1
-        fut.add_done_callback(lambda _f: self._release(slot))
-        return RemoteCall(self, slot, fut)
+        fut.add_done_callback(lambda _f, s=slot: self._release(s))
+        return RemoteCall(self, slot, fut, ex, (entry, *args))
 
     def _release(self, slot: int) -> None:
         with self._lock:

@@ -34,6 +34,7 @@ class TrackView:
     threshold: pg.InfiniteLine | None = None
     param: str | None = None
     fixed_range: tuple[float, float] | None = None
+    pending: bool = False  # blanked for a new series, its values not there yet
 
 
 class TrackStack:
@@ -82,9 +83,18 @@ class TrackStack:
         self._views.clear()
 
     def blank(self) -> None:
-        """Empty every curve but keep the plots (creating PlotItems is the expensive part)."""
+        """Empty every curve but keep the plots (creating PlotItems is the expensive part).
+        Until a track gets the new series' values its y axis shows no numbers and its threshold
+        line is hidden: they were the previous series' (:meth:`is_pending`)."""
         for v in self._views.values():
             v.curve.setData([], [])
+            v.plot.getAxis("left").setStyle(showValues=False)
+            if v.threshold is not None:
+                v.threshold.setVisible(False)
+            v.pending = True
+
+    def is_pending(self, method: str, name: str) -> bool:
+        return self._views[(method, name)].pending
 
     def _make_view(self, method: str, t: Track, color: str, label: str) -> TrackView:
         plot = pg.PlotItem()
@@ -128,6 +138,8 @@ class TrackStack:
                 x_map: Callable[[np.ndarray], np.ndarray]) -> None:
         x = x_map(t.xs())
         y = np.asarray(t.y, dtype=np.float64)
+        view.pending = False
+        view.plot.getAxis("left").setStyle(showValues=True)
         if t.kind == "step" and y.size:
             view.curve.setData(x, y, stepMode="right")
         else:
