@@ -38,7 +38,8 @@ from ..benchmark import (BENCHMARK, DIRECTION, EXECUTION, HARNESS, HIGHER, LOWER
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile, bulk_objects, check_regular, finite_floats, read_json
+from .readers import (_NUMBER_TYPES, NotSeriesFile, bulk_objects, check_regular, finite_floats,
+                      read_json)
 
 #: forks built between two cancellation checks / progress reports
 _STEP = 1 << 16
@@ -323,12 +324,27 @@ def _frozen(values: Any) -> NDArray[np.float64]:
     return arr
 
 
-def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64]] | None:
-    """Every fork's values in one read-only float64 array plus the fork boundaries, when every
-    fork is a non-empty list of finite numbers; None otherwise (the fork-by-fork reader then
-    names the bad value). One C-level pass per check instead of one numpy call per fork."""
+def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64], int] | None:
+    """Every fork's values in one read-only float64 array, the fork boundaries and the common
+    fork length (0 when the forks differ in length), when every fork is a non-empty list of
+    finite numbers; None otherwise (the fork-by-fork reader then names the bad value). One
+    C-level pass per check instead of one numpy call per fork; forks of one length (the usual
+    file) are converted as one matrix."""
     if not set(map(type, data)) <= {list}:
         return None
+    width = len(data[0])
+    if width and all(len(f) == width for f in data):
+        if not set(map(type, chain.from_iterable(data))) <= _NUMBER_TYPES:
+            return None
+        try:
+            matrix = np.array(data, dtype=np.float64)
+        except OverflowError:
+            return None
+        if not np.isfinite(matrix).all():
+            return None
+        flat = matrix.reshape(-1)
+        flat.flags.writeable = False
+        return flat, np.arange(0, flat.size + 1, width, dtype=np.int64), width
     lengths = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
     if not lengths.all():
         return None
@@ -338,7 +354,7 @@ def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64]]
     flat.flags.writeable = False
     bounds = np.zeros(len(data) + 1, dtype=np.int64)
     np.cumsum(lengths, out=bounds[1:])
-    return flat, bounds
+    return flat, bounds, 0
 
 
 def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
@@ -348,7 +364,7 @@ def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
     checked for cancellation every few thousand forks.
     """
     with bulk_objects():
-        return _read(Path(path), ctx or NULL_CONTEXT)
+        return _read(path if isinstance(path, Path) else Path(path), ctx or NULL_CONTEXT)
 
 
 def _read(path: Path, ctx: RunContext) -> list[Series]:
@@ -369,20 +385,20 @@ def _read(path: Path, ctx: RunContext) -> list[Series]:
     if fast is None:  # some fork is not a clean list of numbers: the fork-by-fork reader names it
         forks = [np.asarray(_numbers(fork, path, f"fork {k}"), dtype=np.float64)
                  for k, fork in enumerate(data)]
-        fast = _frozen(np.concatenate(forks)), np.cumsum([0] + [f.size for f in forks])
+        fast = _frozen(np.concatenate(forks)), np.cumsum([0] + [f.size for f in forks]), 0
     n = len(data)
     del data  # the parsed JSON (one list per fork) is no longer needed
-    flat, bounds = fast
+    flat, bounds, width = fast
     source = str(path)
+    stem = path.stem
     if n == 1:
-        return [Series._checked(flat, path.stem,
-                                ForkMetadata(source, 0, _fork_list_extra(path.stem)))]
-    if bool((np.diff(bounds) == bounds[1]).all()):  # forks of one length: rows of a matrix
+        return [Series._checked(flat, stem, ForkMetadata(source, 0, _fork_list_extra(stem)))]
+    if width or bool((np.diff(bounds) == bounds[1]).all()):  # forks of one length: matrix rows
         views: Any = flat.reshape(n, int(bounds[1]))  # row views are made in C
     else:
         views = list(map(flat.__getitem__, map(slice, bounds[:-1].tolist(), bounds[1:].tolist())))
-    prefix = f"{path.stem}/fork"
-    extra = _fork_list_extra(path.stem)
+    prefix = f"{stem}/fork"
+    extra = _fork_list_extra(stem)
     out: list[Series] = []
     for lo in range(0, n, _STEP):
         ctx.progress(lo / n, f"fork {lo + 1} of {n}")
