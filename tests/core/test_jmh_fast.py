@@ -168,6 +168,8 @@ def test_every_layout_gives_the_ordinary_readers_series(tmp_path, monkeypatch, l
     GOOD.replace(",\n                ", ",\n                 ", 1),  # one more space: trimmed
     GOOD.replace(",\n                ", ",\n               ", 1),    # one less: trimmed
     GOOD.replace(",\n                ", ",\n                -", 1),  # a sign: still a number
+    GOOD.replace(",\n                ", ",\n                [", 1),  # a nested list
+    GOOD[::-1].replace("]", "]]", 3)[::-1],                        # a list inside the last fork
 ])
 def test_an_irregular_value_is_not_misread(tmp_path, bad):
     """A value whose surroundings differ from the others' is never cut at the wrong place: the

@@ -217,9 +217,9 @@ def _cut_raw_data(data: mmap.mmap, ctx: RunContext = NULL_CONTEXT
                 if data[k] != 91:
                     break
                 e = data.find(b"]", k)
-                if e < 0 or data.find(b"[", k + 1, e) >= 0:
+                if e < 0:
                     return None
-                forks.append((k, e))
+                forks.append((k, e))  # (a "[" inside: refused by the parse below)
                 k = e + 1
                 while data[k] in _WS:
                     k += 1
@@ -232,6 +232,8 @@ def _cut_raw_data(data: mmap.mmap, ctx: RunContext = NULL_CONTEXT
             commas = np.flatnonzero(u8[lo:hi] == 44) + lo
             values = _parse_uniform(data, buf, forks, commas)
             if values is None:
+                if any(data.find(b"[", s + 1, e) >= 0 for s, e in forks):
+                    return None  # a nested list: trimming would drop its "["
                 values = _parse_any(buf, forks, commas, lo, hi)
                 if values is None:
                     return None
@@ -277,9 +279,9 @@ def _parse_uniform(data: mmap.mmap, buf: Any, forks: list[tuple[int, int]],
     Without trimming: each value is one Arrow binary element ``<whitespace><number><comma>``
     taken straight from the mapped file; ``starts_with`` checks that every element's leading
     whitespace is the first value's, ``binary_slice`` drops it and the comma, and the cast parses
-    the number (it refuses any other byte: a space, a letter, a bracket, an empty value). The
-    bytes between two forks (``]``, whitespace, ``,``, ``[``, checked by the caller) are one null
-    element each, so a benchmark is three Arrow calls, not three per fork."""
+    the number (it refuses any other byte: a space, a letter, a "[" of a nested list, an empty
+    value). The bytes between two forks (``]``, whitespace, ``,``, ``[``, checked by the caller)
+    are one null element each, so a benchmark is three Arrow calls, not three per fork."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
