@@ -303,11 +303,13 @@ def _parse_uniform(data: mmap.mmap, buf: Any, forks: list[tuple[int, int]],
     nf = len(forks)
     # the elements: per fork, its values (each from after the "[" or comma before it); between
     # two forks one null element (their "], [" bytes)
-    inner = np.split(commas + 1, np.searchsorted(commas, [e for _, e in forks[:-1]]) + 1)
+    after = commas + 1
+    bounds = [0, *(np.searchsorted(commas, [e for _, e in forks[:-1]]) + 1).tolist(), after.size]
     pieces: list[Any] = []
     counts = []
     for f in range(nf):
-        cut = inner[f] if f == nf - 1 else inner[f][:-1]  # less the comma between two forks
+        # the fork's commas, less the one between it and the next fork
+        cut = after[bounds[f]:bounds[f + 1] - (f < nf - 1)]
         pieces += [starts[f:f + 1], cut, ends[f:f + 1]]
         counts.append(cut.size + 1)
     offs = np.concatenate(pieces)
