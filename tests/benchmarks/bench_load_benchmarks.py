@@ -1,6 +1,6 @@
 """Loading benchmark data: the targets of issue 26 (a benchmark script, not a timed test).
 
-    python tests/benchmarks/bench_load_benchmarks.py [--dir DIR] [--only a|b] [--profile]
+    python tests/benchmarks/bench_load_benchmarks.py [--dir DIR] [--only a|b] [--reps N] [--profile]
 
 (a) 1,000 benchmarks x 10 executions (JMH forks) x 3,000 iterations = 30 M values in JMH's
     ``-rf json`` format (``primaryMetric.rawData``) laid out as JMH writes it (pretty-printed, one
@@ -18,6 +18,12 @@ exec, so there a child would start with this (data-writing) process's peak; else
 ``resource.getrusage``. The input is written once to ``--dir`` (default
 a folder under the system temp dir, kept for reruns: the values are the same each time, seeded).
 ``--profile`` prints the top of a ``cProfile`` of each load.
+
+Each target is loaded ``--reps`` times (default 3), the targets interleaved (a, b, a, b, ...) so
+that a change in the machine's load hits both alike; the table gives the median and range of the
+CPU time, wall time and peak memory, and the 1-minute load average seen (the machine's two cores
+are shared: CPU time, not wall time, is the figure; a loaded machine still inflates it). A target
+is met when its median is.
 """
 from __future__ import annotations
 
@@ -29,6 +35,9 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import Figure  # noqa: E402  (median and range, tests/benchmarks/_timing.py)
 
 N_BENCH, N_EXEC, N_ITER, N_FILES = 1000, 10, 3000, 10
 N_SMALL, SMALL_FORKS, SMALL_ITER = 20_000, 3, 50
@@ -136,37 +145,64 @@ def measure(folder: Path, profile: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _figure(samples: list[float], unit: str = "s") -> str:
+    fig = Figure(tuple(samples))
+    if unit == "MB":
+        return f"{fig.median:.0f} MB ({fig.lo:.0f}-{fig.hi:.0f})"
+    return f"{fig.median:.2f} s ({fig.lo:.2f}-{fig.hi:.2f})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "segview-bench26")
     ap.add_argument("--only", choices=("a", "b"))
+    ap.add_argument("--reps", type=int, default=3, help="loads per target (median and range)")
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
-    rows = []
-    if args.only in (None, "a"):
-        folder = args.dir / "large"
-        make_large(folder)
-        r = measure(folder, args.profile)
-        assert r["values"] == N_BENCH * N_EXEC * N_ITER and r["benchmarks"] == N_BENCH, r
-        peak = r["rss_peak_kb"] * 1024
-        rows.append(("(a) 1,000 bench x 10 exec x 3,000 it (JMH -rf json, 10 files)",
-                     r["cpu"], r["wall"], f"{peak / 2**20:.0f} MB = {peak / PAYLOAD:.2f}x payload "
-                     f"(import: {r['rss_import_kb'] / 1024:.0f} MB; growth "
-                     f"{(peak - r['rss_import_kb'] * 1024) / PAYLOAD:.2f}x)",
-                     r["cpu"] < 5 and peak < 2 * PAYLOAD, r))
-    if args.only in (None, "b"):
-        folder = args.dir / "small"
-        make_small(folder)
-        r = measure(folder, args.profile)
-        assert r["series"] == N_SMALL * SMALL_FORKS and not r["problems"], r
-        rows.append((f"(b) {N_SMALL:,} small files (JMH fork lists, {SMALL_FORKS}x{SMALL_ITER})",
-                     r["cpu"], r["wall"], f"{r['rss_peak_kb'] / 1024:.0f} MB", r["cpu"] < 10, r))
-    print(f"{'input':<66} {'CPU s':>7} {'wall s':>7}  {'target':<6} peak RSS")
-    for name, cpu, wall, mem, ok, r in rows:
-        print(f"{name:<66} {cpu:7.2f} {wall:7.2f}  {'met' if ok else 'MISSED':<6} {mem}")
-    for name, *_, r in rows:
-        if "profile" in r:
-            print(f"\n--- profile of {name}\n{r['profile']}")
+    targets = [t for t in ("a", "b") if args.only in (None, t)]
+    folders = {"a": args.dir / "large", "b": args.dir / "small"}
+    if "a" in targets:
+        make_large(folders["a"])
+    if "b" in targets:
+        make_small(folders["b"])
+    runs: dict[str, list[dict]] = {t: [] for t in targets}
+    loads = [os.getloadavg()[0]]
+    for rep in range(max(1, args.reps)):
+        for t in targets if rep % 2 == 0 else targets[::-1]:
+            r = measure(folders[t], args.profile and rep == 0)
+            if t == "a":
+                assert r["values"] == N_BENCH * N_EXEC * N_ITER and r["benchmarks"] == N_BENCH, r
+            else:
+                assert r["series"] == N_SMALL * SMALL_FORKS and not r["problems"], r
+            runs[t].append(r)
+            loads.append(os.getloadavg()[0])
+            print(f"  ({t}) run {rep + 1}: CPU {r['cpu']:.2f} s, wall {r['wall']:.2f} s, peak "
+                  f"{r['rss_peak_kb'] / 1024:.0f} MB, load {loads[-1]:.1f}", file=sys.stderr)
+    names = {"a": "(a) 1,000 bench x 10 exec x 3,000 it (JMH -rf json, 10 files)",
+             "b": f"(b) {N_SMALL:,} small files (JMH fork lists, {SMALL_FORKS}x{SMALL_ITER})"}
+    limits = {"a": "< 5 s CPU, peak < 2x payload", "b": "< 10 s CPU"}
+    print(f"{len(runs[targets[0]])} loads per target, 1-minute load average "
+          f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs; median (range)")
+    for t in targets:
+        rs = runs[t]
+        cpu = [r["cpu"] for r in rs]
+        peak_mb = [r["rss_peak_kb"] / 1024 for r in rs]
+        cpu_med = Figure(tuple(cpu)).median
+        ok = cpu_med < (5 if t == "a" else 10)
+        print(f"\n{names[t]}\n  target      {limits[t]}")
+        print(f"  CPU time    {_figure(cpu)}\n  wall time   {_figure([r['wall'] for r in rs])}")
+        print(f"  peak RSS    {_figure(peak_mb, 'MB')}")
+        if t == "a":
+            ratio = Figure(tuple(m * 2**20 / PAYLOAD for m in peak_mb))
+            growth = Figure(tuple((r["rss_peak_kb"] - r["rss_import_kb"]) * 1024 / PAYLOAD
+                                  for r in rs))
+            ok = ok and ratio.median < 2
+            print(f"  peak/payload {ratio.median:.2f}x ({ratio.lo:.2f}-{ratio.hi:.2f}) of "
+                  f"{PAYLOAD / 2**20:.0f} MB float64; growth over import {growth.median:.2f}x")
+        print(f"  target      {'met' if ok else 'MISSED'}")
+    for t in targets:
+        if "profile" in runs[t][0]:
+            print(f"\n--- profile of {names[t]}\n{runs[t][0]['profile']}")
 
 
 if __name__ == "__main__":

@@ -118,3 +118,68 @@ def test_fork_lists_and_objects_are_not_taken(tmp_path):
     (tmp_path / "o.json").write_text('{"rawData": [[1]]}')
     assert jmh_json._read_results_fast(tmp_path / "f.json") is None
     assert jmh_json._read_results_fast(tmp_path / "o.json") is None
+
+
+def _layout_file(rs: random.Random, sep) -> str:
+    """A JMH result file whose rawData values are separated by ``sep(rs)`` (a function, so a
+    layout may vary from value to value)."""
+    entries = []
+    for b in range(3):
+        forks = [[_number(rs) for _ in range(rs.randint(1, 30))] for _ in range(rs.randint(1, 5))]
+        raw = "[" + ",".join(sep(rs) + "[" + ",".join(sep(rs) + v for v in f) + sep(rs) + "]"
+                             for f in forks) + sep(rs) + "]"
+        entries.append(json.dumps({"benchmark": f"org.x.B.m{b}", "mode": "avgt",
+                                   "primaryMetric": {"scoreUnit": "ns/op", "rawData": "RAW"}},
+                                  indent=4).replace('"RAW"', raw))
+    return "[" + ",\n".join(entries) + "]\n"
+
+
+UNIFORM = {"jmh": lambda rs: "\n" + " " * 16, "compact": lambda rs: "", "space": lambda rs: " ",
+           "tab": lambda rs: "\t", "crlf": lambda rs: "\r\n    "}
+MIXED = {"indent varies": lambda rs: "\n" + " " * rs.randint(0, 20),
+         "ws varies": lambda rs: rs.choice(["", " ", "\n", "\t ", "\r\n"])}
+
+
+@pytest.mark.parametrize("layout", sorted(UNIFORM) + sorted(MIXED))
+def test_every_layout_gives_the_ordinary_readers_series(tmp_path, monkeypatch, layout):
+    """JMH's own layout (one value per line, one indent) is read without trimming
+    (``_parse_uniform``); a file whose whitespace varies from value to value is trimmed
+    (``_parse_any``); both give the ordinary reader's values bit for bit."""
+    sep = {**UNIFORM, **MIXED}[layout]
+    path = tmp_path / "r.json"
+    trimmed = []
+    real_any = jmh_json._parse_any
+    monkeypatch.setattr(jmh_json, "_parse_any", lambda *a: trimmed.append(1) or real_any(*a))
+    for seed in range(6):
+        path.write_text(_layout_file(random.Random(seed), sep))
+        trimmed.clear()
+        fast = jmh_json._read_results_fast(path)
+        assert fast is not None
+        _same(fast, jmh_json._read_jmh_results(read_json(path), path))
+        if layout in UNIFORM:
+            assert not trimmed  # every rawData read without trimming
+    if layout in MIXED:
+        assert trimmed
+
+
+@pytest.mark.parametrize("bad", [
+    GOOD.replace(",\n                ", " ,\n                ", 1),   # a space before a comma
+    GOOD.replace(",\n                ", ",\n               x", 1),   # a letter in the indent
+    GOOD.replace(",\n                ", ",\n                 ", 1),  # one more space: trimmed
+    GOOD.replace(",\n                ", ",\n               ", 1),    # one less: trimmed
+    GOOD.replace(",\n                ", ",\n                -", 1),  # a sign: still a number
+    GOOD.replace(",\n                ", ",\n                [", 1),  # a nested list
+    GOOD[::-1].replace("]", "]]", 3)[::-1],                        # a list inside the last fork
+])
+def test_an_irregular_value_is_not_misread(tmp_path, bad):
+    """A value whose surroundings differ from the others' is never cut at the wrong place: the
+    file gives what the ordinary reader gives (its series or its error)."""
+    path = tmp_path / "r.json"
+    path.write_text(bad)
+    expected = _ordinary(path)
+    if isinstance(expected, str):
+        with pytest.raises(DataFormatError) as got:
+            jmh_json.read(path)
+        assert str(got.value) == expected
+    else:
+        _same(jmh_json.read(path), expected)

@@ -196,3 +196,28 @@ def test_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sa
     editor.spin.setValue(6)
     qtbot.waitUntil(lambda: "fake_costly" in seen, timeout=10000)
     assert len(asked) == 2 and w.lanes["fake_costly"].positions()[:2] == [6.0, 12.0]
+
+
+def test_issue26_a_big_folder_shows_per_file_progress_while_it_loads(qtbot, make_window,
+                                                                    tmp_path):
+    """Issue 26 ("a folder of 20,000 small files ... with progress in the GUI"): while a folder
+    loads on the worker, the status bar's bar leaves its busy state and shows the fraction of
+    files read, with the file being read named."""
+    folder = _folder(tmp_path, n=12)
+    w = make_window()
+    seen = []
+
+    def record(gen, fraction, message):  # runs after the loader's own slot (connected first)
+        seen.append((w.loading.bar.maximum(), w.loading.bar.value(), w.loading.label.text(),
+                     fraction, message))
+
+    w.loading.signals.progress.connect(record)
+    with qtbot.waitSignal(w.loading.done, timeout=20000):
+        assert w.open_paths([str(folder)], background=True)
+    assert seen, "no progress reached the GUI"
+    maximum, value, label, fraction, message = seen[0]
+    assert message == "file 1 of 12: s000.json" and fraction == 0.0
+    assert maximum == 1000 and value == 0  # determinate, at the first file
+    assert label == "Loading: file 1 of 12: s000.json"
+    assert all(0.0 <= f <= 1.0 for *_, f, _m in seen)
+    assert len(w.series) == 12

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from ..errors import DataFormatError, SegviewError
 from ..benchmark import Benchmark, group as group_benchmarks, harness_warmup as _apply_warmup
 from ..model import Series
 from .csv_series import LabelsFileError
-from .readers import NotSeriesFile, Reader, all_readers, reader_for
+from .readers import NotSeriesFile, Reader, all_readers, opened, reader_for, stat_existing
 
 __all__ = ["Dataset", "load", "load_file", "all_readers", "Reader"]
 
@@ -102,12 +103,17 @@ def load_file(path: str | os.PathLike[str], **options: Any) -> list[Series]:
     ``options`` go to readers that declare them (``fill_missing="linear"`` for TCPD gaps); an
     option no reader of this file takes is ignored.
     """
-    p = Path(path)
-    if not p.exists():
+    p = path if isinstance(path, Path) else Path(path)
+    st = stat_existing(p)
+    if st is None:
         raise DataFormatError(str(p), "no such file or folder")
-    if p.is_dir():
+    if stat.S_ISDIR(st.st_mode):
         raise DataFormatError(str(p), "is a folder; use load()")
-    reader = reader_for(p)
+    with opened(p, st):  # one stat and (a small file) one read for sniffing and reading
+        return _read_with(reader_for(p), p, options)
+
+
+def _read_with(reader: Reader, p: Path, options: dict[str, Any]) -> list[Series]:
     try:
         return reader.read(p, **{k: v for k, v in options.items()
                                  if k in reader.options and v is not None})
@@ -147,14 +153,22 @@ def _folder_files(folder: Path) -> tuple[list[Path], list[Path]]:
     files: list[Path] = []
     exports: list[Path] = []
     for root, dirs, names in os.walk(folder):
-        if _is_export(Path(root)):
-            exports.append(Path(root))
+        here = Path(root)
+        if _is_export(here):
+            exports.append(here)
             dirs[:] = []
             continue
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        files += [Path(root) / n for n in sorted(names)
-                  if not n.startswith(".") and Path(n).suffix.lower() in exts]
+        # the suffix test on the names themselves (Path(n).suffix, less a Path per name)
+        files += map(here.joinpath, [n for n in sorted(names) if not n.startswith(".")
+                                     and _suffix(n) in exts])
     return files, exports
+
+
+def _suffix(name: str) -> str:
+    """``Path(name).suffix.lower()`` for a plain file name (no folder part)."""
+    i = name.rfind(".")
+    return name[i:].lower() if 0 < i < len(name) - 1 else ""
 
 
 def _add_annotations(ds: Dataset, path: Path) -> None:
@@ -241,7 +255,8 @@ def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
                         ds.problems.append(err)
                     continue
                 try:
-                    ds.series.extend(read(f, False, opts))
+                    with opened(f):
+                        ds.series.extend(read(f, False, opts))
                 except LabelsFileError:
                     ds.label_files.append(f)
                 except NotSeriesFile:

@@ -38,7 +38,8 @@ from ..benchmark import (BENCHMARK, DIRECTION, EXECUTION, HARNESS, HIGHER, LOWER
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import DataFormatError
 from ..model import Series
-from .readers import NotSeriesFile, bulk_objects, check_regular, finite_floats, read_json
+from .readers import (_NUMBER_TYPES, NotSeriesFile, bulk_objects, check_regular, finite_floats,
+                      read_json)
 
 #: forks built between two cancellation checks / progress reports
 _STEP = 1 << 16
@@ -112,13 +113,16 @@ def _read_jmh_results(data: list[Any], path: Path, ctx: RunContext = NULL_CONTEX
                     if k in entry and isinstance(entry[k], (str, int, float))}
         for k, fork in enumerate(raw):
             vals = _numbers(fork, path, f"{where}, fork {k}")
+            checked = isinstance(vals, np.ndarray)  # finite float64, made here: kept, not copied
+            if checked:
+                vals.flags.writeable = False
             # rawData holds the measured iterations only: JMH keeps warm-up iterations in its
             # console log alone, so warmup is 0 here.
             out.append(execution(vals, benchmark=name, index=k, harness="jmh", unit=unit,
                                  direction=direction or direction_for_unit(unit), params=params,
                                  id=f"{name}/fork{k}",
                                  metadata={**run_meta, "source": str(path), "fork": k,
-                                           "format": "jmh-result"}))
+                                           "format": "jmh-result"}, checked=checked))
         if b % 64 == 0:
             ctx.progress(b / len(data), f"benchmark {b + 1} of {len(data)}")
     return out
@@ -131,7 +135,7 @@ _WS = b" \t\r\n"
 _TRIM = " \t\r\n,[]"
 
 
-def _read_results_fast(path: Path) -> list[Series] | None:
+def _read_results_fast(path: Path, ctx: RunContext = NULL_CONTEXT) -> list[Series] | None:
     """A JMH result file with its ``rawData`` lists parsed in bulk, or None when the file is not
     one or anything in it is unusual (the ordinary reader then gives the result or the error).
 
@@ -151,7 +155,7 @@ def _read_results_fast(path: Path) -> list[Series] | None:
     except (DataFormatError, ImportError, OSError, ValueError, MemoryError):
         return None
     try:
-        cut = _cut_raw_data(data)
+        cut = _cut_raw_data(data, ctx)
     finally:
         try:
             data.close()
@@ -171,17 +175,16 @@ def _read_results_fast(path: Path) -> list[Series] | None:
     if any(type(r) is not int or not 0 <= r < len(parsed) for r in refs) or \
             len(set(refs)) != len(refs):
         return None
-    parsed = [[np.ascontiguousarray(f) for f in forks] for forks in parsed]
-    return _read_jmh_results(doc, path, parsed=parsed)
+    return _read_jmh_results(doc, path, ctx, parsed=parsed)
 
 
-def _cut_raw_data(data: mmap.mmap) -> tuple[list[bytes], list[list[np.ndarray]]] | None:
+def _cut_raw_data(data: mmap.mmap, ctx: RunContext = NULL_CONTEXT
+                  ) -> tuple[list[bytes], list[list[np.ndarray]]] | None:
     """The file without its rawData values (each replaced by its index) and the values, per
     benchmark and fork; None when anything is unusual. Pages already read are handed back to the
     system as it goes (the file is mapped, not read into memory), so the peak memory is the
-    values, not the text."""
+    values, not the text. ``ctx`` hears the fraction of the file read."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if data[:4096].lstrip(b"\xef\xbb\xbf" + _WS)[:1] != b"[" or data.find(_KEY) < 0:
         return None
@@ -189,12 +192,10 @@ def _cut_raw_data(data: mmap.mmap) -> tuple[list[bytes], list[list[np.ndarray]]]
     dropped = 0
     u8 = np.frombuffer(data, dtype=np.uint8)
     buf = pa.py_buffer(data)
-    # malloc, not Arrow's caching allocator: the intermediate arrays go back to the system at
-    # once instead of adding to the load's peak memory
-    pool = pa.system_memory_pool()
     parsed: list[list[np.ndarray]] = []
     skeleton: list[bytes] = []
     last = pos = 0
+    size = len(data)
     try:
         while (i := data.find(_KEY, pos)) >= 0:
             if data[i - 1:i] == b"\\":
@@ -216,9 +217,9 @@ def _cut_raw_data(data: mmap.mmap) -> tuple[list[bytes], list[list[np.ndarray]]]
                 if data[k] != 91:
                     break
                 e = data.find(b"]", k)
-                if e < 0 or data.find(b"[", k + 1, e) >= 0:
+                if e < 0:
                     return None
-                forks.append((k, e))
+                forks.append((k, e))  # (a "[" inside: refused by the parse below)
                 k = e + 1
                 while data[k] in _WS:
                     k += 1
@@ -229,37 +230,148 @@ def _cut_raw_data(data: mmap.mmap) -> tuple[list[bytes], list[list[np.ndarray]]]
                 return None
             lo, hi = forks[0][0], forks[-1][1] + 1
             commas = np.flatnonzero(u8[lo:hi] == 44) + lo
-            offsets = np.empty(commas.size + 2, dtype=np.int64)
-            offsets[0], offsets[-1] = lo, hi
-            offsets[1:-1] = commas + 1
-            tokens = pa.LargeStringArray.from_buffers(commas.size + 1, pa.py_buffer(offsets), buf)
-            texts = pc.ascii_trim(tokens, _TRIM, memory_pool=pool)
-            cast = pc.cast(texts, pa.float64(), memory_pool=pool)
-            if cast.null_count:
-                return None
-            # the doubles as numpy, zero-copy (Array.to_numpy would import pandas: ~1 s)
-            values = np.frombuffer(cast.buffers()[1], dtype=np.float64, count=len(cast),
-                                   offset=cast.offset * 8)
-            if not np.isfinite(values).all():
-                return None
-            negative_zero = np.flatnonzero(np.signbit(values) & (values == 0))
-            if negative_zero.size:  # JSON's integer -0 is Python's int 0, i.e. +0.0
-                values = values.copy()
-                for z in negative_zero:
-                    if not any(c in texts[int(z)].as_py() for c in ".eE"):
-                        values[z] = 0.0
-            ends = np.searchsorted(commas, [e for _, e in forks])
-            parsed.append(np.split(values, ends[:-1] + 1))
+            values = _parse_uniform(data, buf, forks, commas)
+            if values is None:
+                if any(data.find(b"[", s + 1, e) >= 0 for s, e in forks):
+                    return None  # a nested list: trimming would drop its "["
+                values = _parse_any(buf, forks, commas, lo, hi)
+                if values is None:
+                    return None
+            parsed.append(values)
             skeleton += [data[last:value_start], b"%d" % (len(parsed) - 1)]
             last = pos = k + 1
             if drop is not None and pos - dropped > 1 << 24:
                 upto = pos // mmap.PAGESIZE * mmap.PAGESIZE
                 data.madvise(drop, dropped, upto - dropped)
                 dropped = upto
+                ctx.progress(pos / size, f"{pos / 2**20:.0f} of {size / 2**20:.0f} MB")
     except (IndexError, ValueError, OSError, pa.ArrowException):
         return None
     skeleton.append(data[last:])
     return skeleton, parsed
+
+
+def _checked_values(values: NDArray[np.float64], tokens: Any) -> NDArray[np.float64] | None:
+    """``values`` (the cast of ``tokens``) read-only, or None when one is NaN or infinite; an
+    integer ``-0`` (no ``.``, ``e`` or ``E``) becomes +0.0 as in Python's ``json``."""
+    if not np.isfinite(values).all():
+        return None
+    if not values.all():  # a zero: is it an integer -0?
+        negative_zero = np.flatnonzero(np.signbit(values) & (values == 0))
+        if negative_zero.size:
+            values = values.copy()
+            for z in negative_zero:
+                text = tokens[int(z)].as_py()
+                if isinstance(text, bytes):
+                    text = text.decode("ascii", "replace")
+                if not any(c in text for c in ".eE"):
+                    values[z] = 0.0
+    values.flags.writeable = False
+    return values
+
+
+def _parse_uniform(data: mmap.mmap, buf: Any, forks: list[tuple[int, int]],
+                   commas: NDArray[np.int64]) -> list[NDArray[np.float64]] | None:
+    """The forks of one ``rawData`` laid out as JMH writes it: every value preceded by the same
+    whitespace (JMH's ``",\\n" + indent``) and followed by its comma (or, last in its fork, by
+    whitespace or ``]``). None when the layout differs (:func:`_parse_any` then reads it).
+
+    Without trimming: each value is one Arrow binary element ``<whitespace><number><comma>``
+    taken straight from the mapped file; ``starts_with`` checks that every element's leading
+    whitespace is the first value's, ``binary_slice`` drops it and the comma, and the cast parses
+    the number (it refuses any other byte: a space, a letter, a "[" of a nested list, an empty
+    value). The bytes between two forks (``]``, whitespace, ``,``, ``[``, checked by the caller)
+    are one null element each, so a benchmark is three Arrow calls, not three per fork."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    s0 = forks[0][0]
+    k = s0 + 1
+    while data[k] in _WS:
+        k += 1
+    width = k - s0 - 1
+    lead = data[s0 + 1:k]
+    ends, starts = [], []
+    for s, e in forks:
+        t = e - 1
+        while data[t] in _WS:
+            t -= 1
+        if t <= s:
+            return None  # an empty fork: the ordinary reader names it
+        ends.append(t + 2)  # one byte past the value: the element's last byte is dropped
+        starts.append(s + 1)
+    nf = len(forks)
+    # the elements: per fork, its values (each from after the "[" or comma before it); between
+    # two forks one null element (their "], [" bytes)
+    after = commas + 1
+    bounds = [0, *(np.searchsorted(commas, [e for _, e in forks[:-1]]) + 1).tolist(), after.size]
+    pieces: list[Any] = []
+    counts = []
+    for f in range(nf):
+        # the fork's commas, less the one between it and the next fork
+        cut = after[bounds[f]:bounds[f + 1] - (f < nf - 1)]
+        pieces += [starts[f:f + 1], cut, ends[f:f + 1]]
+        counts.append(cut.size + 1)
+    offs = np.concatenate(pieces)
+    n = offs.size - 1
+    junk = (np.cumsum(counts[:-1]) + np.arange(nf - 1)) if nf > 1 else None
+    validity = None
+    if junk is not None:
+        valid = np.ones(n, dtype=bool)
+        valid[junk] = False
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    pool = pa.system_memory_pool()
+    tokens = pa.Array.from_buffers(pa.large_binary(), n, [validity, pa.py_buffer(offs), buf],
+                                   null_count=nf - 1)
+    try:
+        if width and not pc.all(pc.starts_with(tokens, pattern=lead, memory_pool=pool),
+                                memory_pool=pool).as_py():
+            return None
+        numbers = pc.binary_slice(tokens, width, -1, memory_pool=pool)
+        cast = pc.cast(numbers, pa.float64(), memory_pool=pool)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if cast.null_count != nf - 1:
+        return None
+    values = np.frombuffer(cast.buffers()[1], dtype=np.float64, count=n, offset=cast.offset * 8)
+    if junk is not None:  # the null elements' slots hold anything: make them harmless
+        if not values.flags.writeable:
+            values = values.copy()
+        values[junk] = 1.0
+    values = _checked_values(values, numbers)
+    if values is None:
+        return None
+    if junk is None:
+        return [values]
+    # the forks, without the null elements between them (slices: np.split costs 30 us a piece)
+    return list(map(values.__getitem__, map(slice, [0, *(junk + 1).tolist()],
+                                            [*junk.tolist(), n])))
+
+
+def _parse_any(buf: Any, forks: list[tuple[int, int]], commas: NDArray[np.int64], lo: int,
+               hi: int) -> list[NDArray[np.float64]] | None:
+    """The forks of one ``rawData`` in any whitespace layout: split at every comma, trimmed of
+    whitespace, commas and brackets, cast. None when a token is not a finite number."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pool = pa.system_memory_pool()
+    offsets = np.empty(commas.size + 2, dtype=np.int64)
+    offsets[0], offsets[-1] = lo, hi
+    offsets[1:-1] = commas + 1
+    tokens = pa.LargeStringArray.from_buffers(commas.size + 1, pa.py_buffer(offsets), buf)
+    texts = pc.ascii_trim(tokens, _TRIM, memory_pool=pool)
+    cast = pc.cast(texts, pa.float64(), memory_pool=pool)
+    if cast.null_count:
+        return None
+    # the doubles as numpy, zero-copy (Array.to_numpy would import pandas: ~1 s)
+    values = np.frombuffer(cast.buffers()[1], dtype=np.float64, count=len(cast),
+                           offset=cast.offset * 8)
+    values = _checked_values(values, texts)
+    if values is None:
+        return None
+    ends = (np.searchsorted(commas, [e for _, e in forks]) + 1).tolist()
+    return list(map(values.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 class ForkMetadata(Mapping[str, Any]):
@@ -323,12 +435,27 @@ def _frozen(values: Any) -> NDArray[np.float64]:
     return arr
 
 
-def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64]] | None:
-    """Every fork's values in one read-only float64 array plus the fork boundaries, when every
-    fork is a non-empty list of finite numbers; None otherwise (the fork-by-fork reader then
-    names the bad value). One C-level pass per check instead of one numpy call per fork."""
+def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64], int] | None:
+    """Every fork's values in one read-only float64 array, the fork boundaries and the common
+    fork length (0 when the forks differ in length), when every fork is a non-empty list of
+    finite numbers; None otherwise (the fork-by-fork reader then names the bad value). One
+    C-level pass per check instead of one numpy call per fork; forks of one length (the usual
+    file) are converted as one matrix."""
     if not set(map(type, data)) <= {list}:
         return None
+    width = len(data[0])
+    if width and all(len(f) == width for f in data):
+        if not set(map(type, chain.from_iterable(data))) <= _NUMBER_TYPES:
+            return None
+        try:
+            matrix = np.array(data, dtype=np.float64)
+        except OverflowError:
+            return None
+        if not np.isfinite(matrix).all():
+            return None
+        flat = matrix.reshape(-1)
+        flat.flags.writeable = False
+        return flat, np.arange(0, flat.size + 1, width, dtype=np.int64), width
     lengths = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
     if not lengths.all():
         return None
@@ -338,7 +465,7 @@ def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64]]
     flat.flags.writeable = False
     bounds = np.zeros(len(data) + 1, dtype=np.int64)
     np.cumsum(lengths, out=bounds[1:])
-    return flat, bounds
+    return flat, bounds, 0
 
 
 def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
@@ -348,11 +475,11 @@ def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
     checked for cancellation every few thousand forks.
     """
     with bulk_objects():
-        return _read(Path(path), ctx or NULL_CONTEXT)
+        return _read(path if isinstance(path, Path) else Path(path), ctx or NULL_CONTEXT)
 
 
 def _read(path: Path, ctx: RunContext) -> list[Series]:
-    fast_results = _read_results_fast(path)
+    fast_results = _read_results_fast(path, ctx)
     if fast_results is not None:
         return fast_results
     data = read_json(path)
@@ -369,20 +496,20 @@ def _read(path: Path, ctx: RunContext) -> list[Series]:
     if fast is None:  # some fork is not a clean list of numbers: the fork-by-fork reader names it
         forks = [np.asarray(_numbers(fork, path, f"fork {k}"), dtype=np.float64)
                  for k, fork in enumerate(data)]
-        fast = _frozen(np.concatenate(forks)), np.cumsum([0] + [f.size for f in forks])
+        fast = _frozen(np.concatenate(forks)), np.cumsum([0] + [f.size for f in forks]), 0
     n = len(data)
     del data  # the parsed JSON (one list per fork) is no longer needed
-    flat, bounds = fast
+    flat, bounds, width = fast
     source = str(path)
+    stem = path.stem
     if n == 1:
-        return [Series._checked(flat, path.stem,
-                                ForkMetadata(source, 0, _fork_list_extra(path.stem)))]
-    if bool((np.diff(bounds) == bounds[1]).all()):  # forks of one length: rows of a matrix
+        return [Series._checked(flat, stem, ForkMetadata(source, 0, _fork_list_extra(stem)))]
+    if width or bool((np.diff(bounds) == bounds[1]).all()):  # forks of one length: matrix rows
         views: Any = flat.reshape(n, int(bounds[1]))  # row views are made in C
     else:
         views = list(map(flat.__getitem__, map(slice, bounds[:-1].tolist(), bounds[1:].tolist())))
-    prefix = f"{path.stem}/fork"
-    extra = _fork_list_extra(path.stem)
+    prefix = f"{stem}/fork"
+    extra = _fork_list_extra(stem)
     out: list[Series] = []
     for lo in range(0, n, _STEP):
         ctx.progress(lo / n, f"fork {lo + 1} of {n}")
