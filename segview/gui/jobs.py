@@ -266,40 +266,20 @@ class WarmupJob(Job):
         return unpack(call.wait(lambda: self.ctx.cancelled))[0]
 
 
-class PathSignals(QObject):
-    finished = Signal(object, int, object)  # key, gen, PenaltyPath
-    failed = Signal(object, int, str)  # key, gen, message
-    cancelled = Signal(object, int)
-
-
-class PathJob(QRunnable):
-    """A CROPS penalty path (:func:`segview.core.penalty_path.penalty_path`) in a pool thread:
-    emits exactly one of finished / failed / cancelled."""
+class PathJob(Job):
+    """A CROPS penalty path (:func:`segview.core.penalty_path.penalty_path`) in a pool thread;
+    its tag is ``(key, gen)`` (the generic job's signals, :mod:`segview.gui.runnable`)."""
 
     def __init__(self, key: Hashable, gen: int, series: Series, method: str, params: dict,
                  ctx: RunContext) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
+        super().__init__((key, gen), ctx)
         self.key, self.gen, self.series, self.method = key, gen, series, method
-        self.params, self.ctx = dict(params), ctx
-        self.signals = PathSignals()
-        self.done = threading.Event()
+        self.params = dict(params)
 
-    def run(self) -> None:  # worker thread
+    def compute(self) -> object:
         from ..core.penalty_path import penalty_path
 
-        try:
-            path = penalty_path(self.series, self.method, params=self.params, ctx=self.ctx)
-        except Cancelled:
-            self.signals.cancelled.emit(self.key, self.gen)
-        except RecoverableError as err:
-            self.signals.failed.emit(self.key, self.gen, str(err))
-        except Exception:
-            self.signals.failed.emit(self.key, self.gen, traceback.format_exc())
-        else:
-            self.signals.finished.emit(self.key, self.gen, path)
-        finally:
-            self.done.set()
+        return penalty_path(self.series, self.method, params=self.params, ctx=self.ctx)
 
 
 class JobRunner(QObject):
@@ -482,21 +462,25 @@ class JobRunner(QObject):
         self._path = None
         return True
 
-    @Slot(object, int, object)
-    def _on_path_finished(self, key: object, gen: int, path: object) -> None:
+    @Slot(object, object)
+    def _on_path_finished(self, tag: tuple[object, int], path: object) -> None:
+        key, gen = tag
         if self._path_ended(gen) and not self.closed:
             self.path_ready.emit(key, path)
         self._check_idle()
 
-    @Slot(object, int, str)
-    def _on_path_failed(self, key: object, gen: int, text: str) -> None:
+    @Slot(object, str, bool)
+    def _on_path_failed(self, tag: tuple[object, int], text: str, recoverable: bool) -> None:
+        key, gen = tag
         if self._path_ended(gen) and not self.closed:
+            if not recoverable:
+                log.error("penalty path of %s failed:\n%s", key, text)
             self.path_failed.emit(key, text)
         self._check_idle()
 
-    @Slot(object, int)
-    def _on_path_cancelled(self, key: object, gen: int) -> None:
-        self._path_ended(gen)
+    @Slot(object)
+    def _on_path_cancelled(self, tag: tuple[object, int]) -> None:
+        self._path_ended(tag[1])
         self._check_idle()
 
     def abandon_cancelled(self, grace_s: float = 0.5) -> None:

@@ -46,10 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._cost_kernels import segment_cost
+from ._costs import L2 as _L2  # the l2 cost's kind code
 from ._jit import njit
 
 _INF = np.inf
-from ._costs import L2 as _L2  # the l2 cost's kind code
 
 
 @njit(nogil=True, cache=True)

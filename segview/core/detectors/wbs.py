@@ -162,11 +162,11 @@ def wbs(y: NDArray[np.float64], intervals: int = 5000, seed: int = 1, kmax: int 
     if criterion not in CRITERIA:
         raise InputError("wbs", f"criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
     if compiled:
-        (starts, ends, res), note = fast_or_plain(
+        (_starts, _ends, res), note = fast_or_plain(
             lambda: _tree(y, intervals, seed, True), lambda: _tree(y, intervals, seed, False),
             "wbs's kernels")
     else:
-        (starts, ends, res), note = _tree(y, intervals, seed, False), None
+        (_starts, _ends, res), note = _tree(y, intervals, seed, False), None
     cand = candidates(res, kmax)[:min(int(kmax), n - 2)]
     ic = ic_curve(y, cand, criterion)
     k = int(np.argmin(ic))

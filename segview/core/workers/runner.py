@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import ctypes
+import functools
 import logging
 import os
 import threading
@@ -430,7 +431,7 @@ class ProcessRunner:
             ex = self.pool.current
             if ex is None or id(ex) not in stuck or self.closed:
                 return
-            ex = self.pool.detach()
+            self.pool.detach()  # ``ex``: the next call starts a new executor
             self._reaped.append(ex)
             del self._reaped[:-8]  # the few most recent: only their calls can still be waiting
             self.reaps += 1
@@ -480,8 +481,11 @@ class ProcessRunner:
                 self._free.append(slot)
                 raise
         self.calls_started += 1
-        fut.add_done_callback(lambda _f, s=slot: self._release(s))
+        fut.add_done_callback(functools.partial(self._released, slot))
         return RemoteCall(self, slot, fut, ex, (entry, *args))
+
+    def _released(self, slot: int, _future: cf.Future) -> None:
+        self._release(slot)
 
     def _release(self, slot: int) -> None:
         with self._lock:
