@@ -15,4 +15,5 @@ from . import segneigh  # noqa: F401
 from . import bocpd  # noqa: F401
 from . import cpnp  # noqa: F401
 from . import kcpa  # noqa: F401
+from . import ecp  # noqa: F401
 from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)
