@@ -91,3 +91,11 @@ def test_long_series_bandwidth_uses_r_sample_rows():
     golden = (DATA / "rng_golden.txt").read_text().splitlines()
     want = [int(v) for v in next(ln for ln in golden if ln.startswith("sample_1_675_250")).split()[1:]]
     assert rows.tolist() == want
+
+
+def test_mostly_equal_values_find_nothing_as_in_r():
+    # R 4.2, ecp 3.1.1: kcpa(scale(matrix(c(rep(1, 40), 2, 3, rep(1, 20)))), 62, 1) returns
+    # c(1, 63): the median squared distance is 0, every kernel cost NaN, no change point
+    y = np.array([1.0] * 40 + [2.0, 3.0] + [1.0] * 20)
+    cps, stats = K.kcpa(K.as_matrix(y, "zscore"))
+    assert cps == [] and stats["bandwidth"] == 0.0

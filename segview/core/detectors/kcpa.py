@@ -103,6 +103,11 @@ def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
     L = (n if max_cp is None else int(max_cp)) + 1
     v = vmax(X)
     h, rows = bandwidth(X, mode, seed, sample_kind)
+    if not h > 0:
+        # more than half of the pairs are equal: R's kernel exp(-d^2 / 0) is NaN on the diagonal,
+        # every segment cost is NaN, and R's choice falls on an unreachable K: no change point
+        return [], {"bandwidth": h, "vmax": v, "segments": 1, "max_segments": L,
+                    "penalised_cost": math.nan, "bandwidth_rows": None}
     U = _kk.segment_costs(X, h, compiled)
     try:
         cps, S = _kk.kcpa_dp(U, L, cost, v, compiled)
