@@ -99,3 +99,11 @@ def test_mostly_equal_values_find_nothing_as_in_r():
     y = np.array([1.0] * 40 + [2.0, 3.0] + [1.0] * 20)
     cps, stats = K.kcpa(K.as_matrix(y, "zscore"))
     assert cps == [] and stats["bandwidth"] == 0.0
+
+
+def test_tcpdbench_locations_are_first_samples():
+    # TCPDBench's ecp wrapper reports R's estimates - 1 (the first sample of each new segment),
+    # e.g. 30 on the Nile for both e.divisive and kcpa (abed_results default_ecp/default_kcpa)
+    from segview.core.io.detections import to_tcpdbench
+    assert to_tcpdbench([1, 30, 99], 100, "ecp") == [1, 30]  # n - 1 = 99 is dropped
+    assert to_tcpdbench([1, 30, 99], 100, "kcpa") == [1, 30]
