@@ -1,4 +1,4 @@
-"""Benchmark reproductions (amoc, segneigh, bocpd, cpnp, wbs) are registered, with lanes when chosen, but
+"""Benchmark reproductions (amoc, segneigh, bocpd, cpnp, wbs, kcpa, ecp) are registered, with lanes when chosen, but
 off in a fresh explorer: only detectors with ``enabled_by_default`` start enabled."""
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ def test_fresh_explorer_leaves_benchmark_methods_off(qtbot):
     from segview.gui.main_window import MainWindow
     from segview.gui.settings import Settings
 
-    specs = [registry.get(n) for n in ("pelt", "amoc", "segneigh", "bocpd", "cpnp", "wbs")]
+    specs = [registry.get(n) for n in ("pelt", "amoc", "segneigh", "bocpd", "cpnp", "wbs", "kcpa",
+                                        "ecp")]
     win = MainWindow(Settings(), specs=specs)  # no saved choice of methods
     qtbot.addWidget(win)
     assert "pelt" in win.enabled
-    assert not win.enabled & {"amoc", "segneigh", "bocpd", "cpnp", "wbs"}
+    assert not win.enabled & {"amoc", "segneigh", "bocpd", "cpnp", "wbs", "kcpa", "ecp"}
     assert all(not s.enabled_by_default for s in specs[1:])

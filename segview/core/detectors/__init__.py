@@ -15,4 +15,6 @@ from . import segneigh  # noqa: F401
 from . import bocpd  # noqa: F401
 from . import cpnp  # noqa: F401
 from . import wbs  # noqa: F401
+from . import kcpa  # noqa: F401
+from . import ecp  # noqa: F401
 from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)

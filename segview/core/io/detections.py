@@ -15,8 +15,9 @@ the first sample of each new segment (R ``cpts()``, ruptures). ``tcpdbench`` wri
 reports and scores for its R methods: the 0-based index of the *last sample before* the change
 (``cp - 1``), keeping only ``1 <= cp - 1 < n - 1`` (its ``clean_cps``: 0 and n - 1 are dropped,
 duplicates removed, sorted). :func:`to_tcpdbench` and :func:`from_tcpdbench` convert. One wrapper
-reports differently: TCPDBench's ``bocpd`` (R ``ocp``) writes ``maxCPs - 1``, the 0-based *first*
-sample of each new segment, i.e. segview's own number; :data:`TCPDBENCH_OFFSET` lists such methods
+report differently: TCPDBench's ``bocpd`` (R ``ocp``) writes ``maxCPs - 1`` and its ``ecp`` and
+``kcpa`` (R ``ecp``) write ``estimates - 1``, the 0-based *first* sample of each new segment, i.e.
+segview's own number; :data:`TCPDBENCH_OFFSET` lists such methods
 and ``method=`` selects the rule (the same cleaning applies).
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ CP_INDEX = ("segview", "tcpdbench")
 
 #: ``segview change point - TCPDBench location`` for methods whose TCPDBench wrapper does not report
 #: the last sample before the change (all others: 1).
-TCPDBENCH_OFFSET: dict[str, int] = {"bocpd": 0}
+TCPDBENCH_OFFSET: dict[str, int] = {"bocpd": 0, "ecp": 0, "kcpa": 0}
 
 
 def to_tcpdbench(change_points: Iterable[int], n_obs: int, method: str | None = None) -> list[int]:
