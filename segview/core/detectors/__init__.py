@@ -14,4 +14,5 @@ from . import amoc  # noqa: F401
 from . import segneigh  # noqa: F401
 from . import bocpd  # noqa: F401
 from . import cpnp  # noqa: F401
+from . import auto  # noqa: F401  (the default change-point method: a vote of five members)
 from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)
