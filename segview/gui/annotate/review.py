@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 JUDGE_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#332288", "#117733",
                 "#7F7F7F")
 DETECTOR_COLORS = ("#882255", "#44AA99", "#999933", "#AA4499", "#6699CC")
-DEFAULT_DETECTORS = {"steady_state": ("kbkssd",), "change_points": ("pelt",)}
+DEFAULT_DETECTORS = {"steady_state": ("kbkssd",), "change_points": ("auto",)}  # auto: docs/defaults.md
 
 
 def cp_disagreements(per_series: dict[str, dict[str, object]]) -> list[tuple[str, str]]:
