@@ -5,7 +5,6 @@ data, which cpnp's quantile grid alone does); the vote itself against hand-made 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -91,7 +91,7 @@ def vote(lists: Sequence[Sequence[int]], votes: int, window: int
          ) -> tuple[list[int], list[int]]:
     """``(change points, support)``: the majority vote of the members' change-point ``lists``
     (see the module docstring). Pure; deterministic for the same input."""
-    arrays = [np.asarray(sorted(set(int(c) for c in cps)), dtype=np.int64) for cps in lists]
+    arrays = [np.asarray(sorted({int(c) for c in cps}), dtype=np.int64) for cps in lists]
     cands: list[tuple[int, float, int, int]] = []
     for cps in arrays:
         for c in cps:
