@@ -1,4 +1,7 @@
-"""``segview detect PATH... --method NAME [--param KEY=VALUE ...] [--format csv|json] [--out FILE]``.
+"""``segview detect PATH... [--method NAME] [--param KEY=VALUE ...] [--format csv|json] [--out FILE]``.
+
+Without ``--method`` the default change-point detector ``auto`` runs (a majority vote of five
+models, chosen by measurement: docs/defaults.md); earlier versions required ``--method``.
 
 CSV columns: ``series_id,method,steady_index,change_points,runtime_ms,benchmark,execution,
 strengths,strength_label``;
@@ -53,8 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="series files or folders")
     add_columns_option(p)
     p.add_argument("-m", "--method", action="append", default=None,
-                   help="detector name (repeatable or comma-separated); 'all' = every steady-state "
-                        "detector; see `segview methods`")
+                   help=f"detector name (repeatable or comma-separated); 'all' = every steady-state "
+                        f"detector; see `segview methods`. Default: {DEFAULT_METHOD}, segview's "
+                        f"default change-point method (a vote of five models, docs/defaults.md; "
+                        f"earlier versions required --method)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="detector parameter (repeatable); applies to every selected method that "
                         "declares it")
@@ -94,9 +99,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: what ``detect`` runs without ``--method``: the default change-point detector (docs/defaults.md)
+DEFAULT_METHOD = "auto"
+
+
 def select_methods(names: list[str] | None) -> list[DetectorSpec]:
-    """Resolve ``--method`` values; 'all' expands to every onset (steady-state) detector."""
-    if not names:
+    """Resolve ``--method`` values; 'all' expands to every onset (steady-state) detector; no
+    ``--method`` at all means :data:`DEFAULT_METHOD`."""
+    if names is None:
+        names = [DEFAULT_METHOD]
+    if not any(n.strip() for chunk in names for n in chunk.split(",")):
         raise ParameterError("method", "choose a detector with --method (see `segview methods`)")
     out: list[DetectorSpec] = []
     for chunk in names:

@@ -51,12 +51,24 @@ def test_never_steady_is_minus_one(data, capsys):
     (["--method", "fake_onset", "--param", "level=7"], "above the maximum"),
     (["--method", "fake_onset", "--param", "window=7"], "no selected method"),
     (["--method", "fake_onset", "--param", "level"], "KEY=VALUE"),
-    ([], "choose a detector"),
+    (["--method", ","], "choose a detector"),
 ])
 def test_usage_errors_exit_2(data, capsys, argv, fragment):
     with registered(FAKE_ONSET):
         rc = main(["detect", str(data), *argv])
     assert rc == 2 and fragment in capsys.readouterr().err
+
+
+def test_without_method_runs_the_default_change_point_method(data, capsys):
+    """No --method: the default change-point detector auto runs (issue 28), and the help says so."""
+    rc = main(["detect", str(data / "a.json")])
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rc == 0 and [r["method"] for r in rows] == ["auto"]
+    try:
+        main(["detect", "--help"])
+    except SystemExit:
+        pass
+    assert "Default: auto" in " ".join(capsys.readouterr().out.split())
 
 
 def test_bad_file_in_folder_reported_others_written(data, capsys):

@@ -61,12 +61,13 @@ def test_invariant_under_affine_maps():
 
 
 def test_spec_segmentation_of_jmh_series_with_spikes():
-    """rfpop's module spec: s0141's level shift is found, its spikes are not cut out."""
+    """rfpop's module spec (the paper's configuration, preset faithful): s0141's level shift is
+    found, its spikes are not cut out."""
     path = sample_dir() / "s0141.json"
     if not path.is_file():
         pytest.skip("bundled sample missing")
     y = np.array(json.loads(path.read_text())[0], dtype=float)
-    res = segview.detect(y, "rfpop")
+    res = segview.detect(y, "rfpop", preset="faithful")
     cps = list(map(int, res.change_points))
     assert any(515 <= c <= 530 for c in cps), cps
     assert min(b - a for a, b in res.stats["segments"]) >= 5, cps

@@ -17,4 +17,5 @@ from . import cpnp  # noqa: F401
 from . import wbs  # noqa: F401
 from . import kcpa  # noqa: F401
 from . import ecp  # noqa: F401
+from . import auto  # noqa: F401  (the default change-point method: a vote of five members)
 from . import _multivariate  # noqa: F401  (joint runners of op, pelt, binseg for multivariate series)

@@ -1,0 +1,142 @@
+"""Issue 28's table of docs/defaults.md: every change-point method's default against TCPDBench's
+default, mean F1 and cover on the 12 univariate TCPD development data sets (in sample and leave one
+out), and the JMH flood figures.
+
+    python tests/benchmarks/bench_defaults_table.py [--methods auto,binseg,...] [--no-jmh]
+
+* Scores: TCPDBench's F1 (margin 5) and covering metric (segview.core.evaluation.tcpd_metrics),
+  locations converted as TCPDBench reports them (``to_tcpdbench``: cp - 1 for every method but
+  bocpd), averaged over the 12 data sets; "TCPDBench" columns are the published default scores of
+  ``shared/data/tcpd/tcpdbench_default_all_methods.json`` (blank where TCPDBench has no such method).
+* Leave one out: for a method whose default was chosen on these data (a grid below), the grid point
+  with the best mean F1 + cover on 11 data sets is scored on the 12th; a method with no grid had no
+  parameter chosen on TCPD and its leave-one-out figure is its in-sample one (marked "=").
+* JMH: the 350 series of ``shared/data/jmh`` at the method's defaults, the 90th percentile and the
+  maximum of (change points / length) in %, and the series above 1 % (the rule: p90 <= 1 %, max <= 2 %).
+  Slow: auto and autoparm take minutes of CPU (``--no-jmh`` skips the column).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import segview
+from segview.core import registry
+from segview.core.errors import SegviewError
+from segview.core.evaluation.tcpd_metrics import covering, f_measure
+from segview.core.io.detections import to_tcpdbench
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "data"
+
+#: grids a default was chosen from on TCPD (leave-one-out re-chooses within them)
+GRIDS: dict[str, list[dict]] = {
+    "auto": [{"votes": k} for k in (2, 3, 4, 5)],
+    "rfpop": [{"threshold": k, "penalty_factor": f} for k in (1.5, 2.0, 2.5, 3.0)
+              for f in (1.0, 2.0, 3.0, 3.75, 4.0, 5.0, 6.0, 8.0)],
+    **{m: [{"scale": s, "penalty": p} for s in ("zscore", "robust")
+           for p in ("aic", "hq", "bic0", "bic", "mbic")] + [{"scale": "none", "penalty": "bic"}]
+       for m in ("binseg", "pelt", "op")},
+}
+#: TCPDBench's default configuration of each method, in words
+TCPDBENCH = {
+    "binseg": "scale(), cpt.mean MBIC, Q = 5", "pelt": "scale(), cpt.mean MBIC",
+    "amoc": "scale(), cpt.mean MBIC", "segneigh": "scale(), cpt.mean BIC, Q = 5",
+    "bocpd": "scale(), ocp lambda 100", "cpnp": "scale(), cpt.np, 10 quantiles",
+    "rfpop": "robseg biweight, K = 3, 2 ln n", "zero": "no change",
+}
+
+
+def tcpd_family():
+    base = SHARED / "tcpd"
+    annotations = json.loads((base / "annotations.json").read_text())
+    out = []
+    for path in sorted((base / "datasets").glob("*.json")):
+        try:
+            ds = segview.load(path)
+        except SegviewError:
+            continue  # missing values (uk_coal_employ)
+        if len(ds) != 1 or ds[0].values.ndim != 1:
+            continue  # run_log
+        out.append((ds[0].id, ds[0].values, annotations[ds[0].id]))
+    return out
+
+
+def scores(fam, method: str, params: dict) -> np.ndarray:
+    rows = []
+    for _, y, ann in fam:
+        cps = to_tcpdbench(segview.detect(y, method, **params).change_points, len(y), method)
+        rows.append((f_measure(ann, cps)[0], covering(ann, cps, len(y))))
+    return np.array(rows)
+
+
+def leave_one_out(fam, method: str) -> tuple[float, float] | None:
+    grid = GRIDS.get(method)
+    if not grid:
+        return None
+    table = np.stack([scores(fam, method, p) for p in grid])  # grid x sets x 2
+    picked = []
+    for i in range(len(fam)):
+        keep = np.ones(len(fam), bool)
+        keep[i] = False
+        j = int(np.argmax(table[:, keep, :].mean(axis=1).sum(axis=1)))
+        picked.append(table[j, i])
+    return tuple(np.mean(picked, axis=0))
+
+
+def flood(method: str) -> tuple[float, float, int]:
+    shares = []
+    for path in sorted((SHARED / "jmh" / "series").glob("*.json")):
+        (s,) = segview.load(path)
+        shares.append(len(segview.detect(s.values, method).change_points) / len(s.values))
+    a = 100 * np.array(shares)
+    return float(np.percentile(a, 90)), float(a.max()), int((a > 1).sum())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--methods", default=",".join(sorted(
+        s.name for s in registry.all_specs() if s.produces == "change_points")))
+    ap.add_argument("--no-jmh", action="store_true")
+    args = ap.parse_args(argv)
+    fam = tcpd_family()
+    names = [n for n, _, _ in fam]
+    published = json.loads((SHARED / "tcpd" / "tcpdbench_default_all_methods.json").read_text())
+    lines = ["| method | default | TCPDBench default | TCPDBench F1 / cover | F1 / cover in sample "
+             "| F1 / cover leave one out | JMH p90 / max % of n (series > 1 %) |",
+             "|---|---|---|---|---|---|---|"]
+    for method in args.methods.split(","):
+        spec = registry.get(method)
+        defaults = ", ".join(f"{k}={v}" for k, v in spec.defaults().items()
+                             if k in {"scale", "penalty", "penalty_factor", "threshold", "votes",
+                                      "window", "cost", "min_span", "mode"})
+        pub = ""
+        if method in published[names[0]]["f1"]:
+            f = [published[n]["f1"][method] for n in names]
+            c = [published[n]["cover"][method] for n in names]
+            if None not in f and None not in c:
+                pub = f"{np.mean(f):.3f} / {np.mean(c):.3f}"
+        if spec.slow:
+            ins = loo_txt = "(slow: not run)"
+        else:
+            s = scores(fam, method, {}).mean(axis=0)
+            ins = f"{s[0]:.3f} / {s[1]:.3f}"
+            loo = leave_one_out(fam, method)
+            loo_txt = f"= {ins}" if loo is None else f"{loo[0]:.3f} / {loo[1]:.3f}"
+        jmh = ""
+        if not args.no_jmh and spec.enabled_by_default:
+            p90, top, over = flood(method)
+            jmh = f"{p90:.2f} / {top:.2f} ({over})"
+        lines.append(f"| {method} | {defaults or '-'} | {TCPDBENCH.get(method, '-')} | {pub} | "
+                     f"{ins} | {loo_txt} | {jmh} |")
+        print(lines[-1], file=sys.stderr, flush=True)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
