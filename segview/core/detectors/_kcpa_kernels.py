@@ -166,14 +166,14 @@ def kcpa_dp(U: NDArray[np.float64], L: int, cost: float, vmax: float, compiled: 
     n = U.shape[0]
     L = int(L)
     pen, suf = _penalties(n, L, cost, vmax)
-    ub = np.inf
+    ub: float = np.inf
     if L >= n:  # the all-singletons segmentation: its cost, summed as the recursion sums it
         diag = 0.0
         for i in range(n):
             diag = diag + U[i, i]
         tot = diag + pen[n]
         if tot == tot:
-            ub = tot
+            ub = float(tot)
     S = np.full(L + 1, np.inf)
     hoff = np.zeros(L + 1, dtype=np.int64)
     hhi = np.full(L + 1, -1, dtype=np.int64)

@@ -75,7 +75,7 @@ def agreed(a: Sequence[int], b: Sequence[int], window: int) -> list[int]:
     """The changes two runs agree on: each point of ``a`` whose nearest point of ``b`` is within
     ``window`` gives the lower of the two, and the same from ``b`` (symmetric in ``a``, ``b``)."""
     def pairs(xs: Sequence[int], ys: Sequence[int]) -> set[int]:
-        out = set()
+        out: set[int] = set()
         if len(ys) == 0:
             return out
         ys_arr = np.asarray(ys, dtype=np.int64)
