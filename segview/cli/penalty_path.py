@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ..core.errors import ParameterError, RecoverableError
-from ..core.io import safecsv
+from ..core import safecsv
 from ..core.params import Params
 from ..core.penalty_path import PATH_METHODS, penalty_path
 from ..core.registry import DetectorSpec

@@ -54,6 +54,11 @@ def test_memory_and_time_estimates_name_the_parameter():
 @pytest.mark.parametrize("n", [50, 300, 3000, 20_000])
 def test_default_parameters_on_ordinary_lengths_give_no_warning(n):
     for spec in registry.all_specs():
+        if not spec.enabled_by_default and n >= 3000:
+            # off in a fresh explorer and warned on long series by design: ecp (199 permutations
+            # of a quadratic search, 36 s at 3,000 points), kcpa (an n x n table), auto (BOCPD
+            # keeps every run length on a series without changes: about a minute at 20,000)
+            continue
         assert cost_warning(spec, n, spec.defaults()) is None, spec.name
 
 
