@@ -39,7 +39,9 @@ def test_detect_writes_benchmark_and_execution_last(data, capsys):
     out = capsys.readouterr().out
     header = out.splitlines()[0].split(",")
     assert header[:5] == ["series_id", "method", "steady_index", "change_points", "runtime_ms"]
-    assert header[5:] == ["benchmark", "execution"]
+    # new columns are appended after these (strengths came later: docs/outputs.md)
+    assert header[5:7] == ["benchmark", "execution"]
+    assert header[7:] == ["strengths", "strength_label"]
     got = {r["series_id"]: (r["benchmark"], r["execution"]) for r in _rows(out)}
     assert got == {"a": ("a", "0"), "b/fork0": ("b", "0"), "b/fork1": ("b", "1"),
                    "col": ("col", "0"),

@@ -38,8 +38,7 @@ _MATRIX_A = np.uint32(0x9908B0DF)
 _I2_32M1 = 2.328306437080797e-10  # 1 / (2^32 - 1), R's fixup constant
 _TWO_M32 = 2.3283064365386963e-10  # 2^-32
 
-#: ``sample.kind`` values.
-SAMPLE_KINDS = ("rejection", "rounding")
+from ._rkinds import SAMPLE_KINDS  # noqa: E402,F401  (re-exported: ``sample.kind`` values)
 
 
 def seed_state(seed: int) -> NDArray[np.uint32]:

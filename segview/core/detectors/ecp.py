@@ -35,7 +35,7 @@ from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register, register_multivariate
 from ..result import DetectionResult
-from ._rrng import SAMPLE_KINDS
+from ._rkinds import SAMPLE_KINDS
 from .kcpa import as_matrix
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register, register_multivariate
 from ..result import DetectionResult
-from ._rrng import SAMPLE_KINDS
+from ._rkinds import SAMPLE_KINDS
 from ._rstats import r_median, r_sum, r_var_columns
 from ._scale import SCALE_MODES, scale_values
 
