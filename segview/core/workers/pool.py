@@ -117,11 +117,13 @@ class WorkerPool:
             ex.shutdown(wait=True)
             return
         procs = list((getattr(ex, "_processes", None) or {}).values())
+        results = getattr(ex, "_result_queue", None)
         ex.shutdown(wait=False, cancel_futures=True)
         end = time.monotonic() + timeout
         for p in procs:
             p.join(max(0.0, end - time.monotonic()))
         _kill(procs)
+        unblock_results(results, procs)
 
 
 def terminate_pool(pool: cf.ProcessPoolExecutor | None) -> None:
@@ -129,6 +131,7 @@ def terminate_pool(pool: cf.ProcessPoolExecutor | None) -> None:
     if pool is None:
         return
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    results = getattr(pool, "_result_queue", None)  # shutdown() drops the executor's reference
     for proc in procs:
         try:
             proc.terminate()
@@ -136,6 +139,26 @@ def terminate_pool(pool: cf.ProcessPoolExecutor | None) -> None:
             pass
     pool.shutdown(wait=False, cancel_futures=True)
     _kill(procs, 2.0)
+    unblock_results(results, procs)
+
+
+def unblock_results(results: Any, procs: list[Any]) -> None:
+    """Once every worker is dead, close this process's write end of the executor's result pipe.
+
+    A worker killed while it was sending a result leaves part of a message in the pipe, and the
+    executor's manager thread waits for the rest for ever; the interpreter then hangs at exit
+    joining that thread (seen in CI: no worker left, the manager blocked in ``recv``). With the
+    workers gone this process holds the only write end, so closing it turns the wait into an end of
+    file, which the manager treats as a broken pool and ends."""
+    writer = getattr(results, "_writer", None)
+    if writer is None:
+        return
+    try:
+        if any(p.is_alive() for p in procs):
+            return
+        writer.close()
+    except (OSError, AssertionError, AttributeError, ValueError):
+        pass
 
 
 def _kill(procs: list[Any], grace: float = 1.0) -> None:
