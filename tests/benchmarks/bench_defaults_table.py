@@ -26,7 +26,6 @@ import numpy as np
 
 import segview
 from segview.core import registry
-from segview.core.errors import SegviewError
 from segview.core.evaluation.tcpd_metrics import covering, f_measure
 from segview.core.io.detections import to_tcpdbench
 
@@ -51,19 +50,7 @@ TCPDBENCH = {
 }
 
 
-def tcpd_family():
-    base = SHARED / "tcpd"
-    annotations = json.loads((base / "annotations.json").read_text())
-    out = []
-    for path in sorted((base / "datasets").glob("*.json")):
-        try:
-            ds = segview.load(path)
-        except SegviewError:
-            continue  # missing values (uk_coal_employ)
-        if len(ds) != 1 or ds[0].values.ndim != 1:
-            continue  # run_log
-        out.append((ds[0].id, ds[0].values, annotations[ds[0].id]))
-    return out
+from bench_defaults import tcpd_family  # noqa: E402  (one reader of the TCPD development sets)
 
 
 def scores(fam, method: str, params: dict) -> np.ndarray:
