@@ -43,7 +43,7 @@ from ..core.io.detections import (CP_INDEX, benchmark_columns, convert_with_stre
 from ..core.params import Params
 from ..core.registry import DetectorSpec
 from .benchtables import format_rollup, rollup_rows, warmup_note
-from .loading import add_columns_option, load_series
+from .loading import add_columns_option, add_fill_missing_option, load_series
 from .penalty_path import check_methods, parse_range, run_paths
 from .paramflags import add_preset_option, help_params, parse_param_args, positive_int
 from .progress import ProgressBar
@@ -55,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", help="series files or folders")
     add_columns_option(p)
+    add_fill_missing_option(p)
     p.add_argument("-m", "--method", action="append", default=None,
                    help=f"detector name (repeatable or comma-separated); 'all' = every steady-state "
                         f"detector; see `segview methods`. Default: {DEFAULT_METHOD}, segview's "

@@ -33,7 +33,7 @@ from ..core.evaluation.tables import Predictions, read_cp_truth, read_prediction
 from ..core.evaluation.cache import default_cache_dir
 from ..core.io import load
 from ..core.io.detections import CP_INDEX, convert_cps
-from .loading import add_columns_option, load_series
+from .loading import add_columns_option, add_fill_missing_option, load_series
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
@@ -85,6 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_preset_option(p)
     p.add_argument("--series", nargs="+", metavar="PATH", help="series files or folders")
     add_columns_option(p)
+    add_fill_missing_option(p)
     p.add_argument("--cp-truth", metavar="FILE.json",
                    help="multi-annotator change points {series_id: {annotator: [cp, ...]}}; "
                         "default: the annotations.json of a TCPD --series folder (or a "

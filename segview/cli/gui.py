@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .loading import add_columns_option, remember_columns
+from .loading import add_columns_option, add_fill_missing_option, remember_columns
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,16 +14,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", metavar="FILE.png",
                    help="render the main window once every enabled detector finished on the first "
                         "series, save it and exit")
-    p.add_argument("--fill-missing", choices=("linear", "previous"), default=None,
-                   help="fill missing values (TCPD null) by this rule; by default a file with a "
-                        "gap is reported and skipped")
+    add_fill_missing_option(p, "fill missing values (TCPD null) by this rule; by default a file "
+                               "with a gap is reported and skipped (File > Missing values in "
+                               "the window)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..gui.app import ensure_platform
     from ..gui.qtdeps import check
 
-    if not check():  # before Qt: its own message names the wrong library
+    ensure_platform(args.screenshot)  # a screenshot needs no display: offscreen without one
+    if not check():  # before Qt: its own message names the wrong library (or no display at all)
         return 1
     try:
         from ..gui.app import run as run_gui

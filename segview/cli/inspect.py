@@ -21,7 +21,7 @@ from typing import Any
 from ..core.benchmark import describe, group
 from ..core.errors import DataFormatError, ParameterError
 from ..core.model import Series
-from .loading import add_columns_option, load_series
+from .loading import add_columns_option, add_fill_missing_option, load_series
 
 HELP = "say what segview read: benchmarks, executions, warm-up and measured iterations"
 
@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", metavar="FILE", help="series files or folders")
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_columns_option(p)
+    add_fill_missing_option(p)
     p.set_defaults(func=run)
 
 

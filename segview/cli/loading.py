@@ -1,5 +1,6 @@
 """Loading series for the commands that read them (detect, evaluate, sensitivity, tune, session
-create, inspect): one place for ``--columns`` and what is said about it on stderr.
+create, inspect, warmup): one place for ``--columns`` and ``--fill-missing`` and what is said
+about them on stderr.
 
 ``--columns bench=NAME,exec=NAME,iter=NAME,value=NAME,...`` reads CSV/TSV tables through a column
 mapping (:mod:`segview.core.io.columns`) and remembers it for their folders; a later command on a
@@ -30,16 +31,50 @@ def add_columns_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--columns", metavar="SPEC", default=None, help=COLUMNS_HELP)
 
 
+#: the gap-filling rules of :data:`segview.core.io.tcpd_json.FILL_RULES` (not imported here: the
+#: parsers are built without loading numpy)
+FILL_RULES = ("linear", "previous")
+FILL_MISSING_HELP = ("fill missing values (TCPD null) by this rule: linear (between the "
+                     "neighbours) or previous (the last value carried forward); by default a file "
+                     "with a gap is an error (skipped inside a folder)")
+#: how a missing-value error says to choose a rule on the command line
+FILL_MISSING_HINT = "run again with --fill-missing linear or --fill-missing previous"
+
+
+def add_fill_missing_option(p: argparse.ArgumentParser, text: str = FILL_MISSING_HELP) -> None:
+    """Give a command that loads series the ``--fill-missing RULE`` option (read by
+    :func:`load_series`)."""
+    p.add_argument("--fill-missing", choices=FILL_RULES, default=None, help=text)
+
+
+def in_cli_words(err: Any, args: argparse.Namespace) -> Any:
+    """A missing-value error names ``--fill-missing`` when the command has it (instead of the
+    library's ``fill_missing=`` argument); any other error is returned as it is."""
+    from ..core.errors import MissingValuesError
+
+    if isinstance(err, MissingValuesError) and hasattr(args, "fill_missing"):
+        return err.with_hint(FILL_MISSING_HINT)
+    return err
+
+
 def load_series(args: argparse.Namespace, paths: Iterable[Any], **kwargs: Any) -> "Dataset":
     """``segview.load(paths)`` with the command's ``--columns`` (checked before anything is
-    read); the mapping is remembered for the folders of the tables read with it, and every table
+    read) and ``--fill-missing`` (when it has them; a missing-value error then names the option);
+    the mapping is remembered for the folders of the tables read with it, and every table
     read with a remembered mapping is named on stderr."""
+    from ..core.errors import MissingValuesError
     from ..core.io import columns as cols, load
 
     paths = list(paths)
     spec = getattr(args, "columns", None)
     mapping = cols.parse_columns(spec) if spec else None
-    ds = load(paths, columns=mapping, **kwargs)
+    if hasattr(args, "fill_missing"):
+        kwargs.setdefault("fill_missing", args.fill_missing)
+    try:
+        ds = load(paths, columns=mapping, **kwargs)
+    except MissingValuesError as err:
+        raise in_cli_words(err, args) from None
+    ds.problems = [in_cli_words(p, args) for p in ds.problems]
     if mapping is not None:
         folders = sorted({str(Path(str(s.metadata["source"])).parent) for s in ds.series
                           if s.metadata.get("columns_source") == "given"})

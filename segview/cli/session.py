@@ -19,7 +19,7 @@ from ..core.annotation.store import PROTOCOLS, Store
 from ..core.annotation.tables import write_ground_truth_csv, write_judgments_csv
 from ..core.errors import InputError
 from .database import add_db_flag, announce, resolve
-from .loading import add_columns_option, load_series
+from .loading import add_columns_option, add_fill_missing_option, load_series
 
 
 def _db(p: argparse.ArgumentParser) -> None:
@@ -62,8 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--shared-order", action="store_true",
                    help="with -k: every judge meets their series in one common order (pilots), "
                         "instead of each judge's own random order")
-    c.add_argument("--fill-missing", choices=("linear", "previous"), default=None,
-                   help="fill missing values (TCPD null) by this rule instead of skipping the file")
+    add_fill_missing_option(c, "fill missing values (TCPD null) by this rule instead of "
+                               "skipping the file")
     _db(c)
 
     asg = ss.add_parser("assign", help="assign each series to exactly K judges (balanced, seeded)")

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..core.errors import DataFormatWarning, InputError
 from ..core.atomic import write_text
-from .loading import add_columns_option, load_series
+from .loading import add_columns_option, add_fill_missing_option, load_series
 from .paramflags import positive_int
 
 HELP = "warm-up classes per execution and benchmark (warmup_stats), with reports"
@@ -41,6 +41,7 @@ def add_analysis_options(p: argparse.ArgumentParser, confidence: float = 0.99,
                          ) -> None:
     """Options shared by ``segview warmup`` and ``segview compare``."""
     add_columns_option(p)
+    add_fill_missing_option(p)
     p.add_argument("-m", "--method", default="barrett",
                    help="how executions are segmented: barrett (warmup_stats' pipeline, "
                         "default), kbkssd, cpssd, or any registered detector")

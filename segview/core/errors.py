@@ -52,6 +52,28 @@ class DataFormatError(RecoverableError):
         super().__init__(f"{self.source}{loc}: {reason}")
 
 
+class MissingValuesError(DataFormatError):
+    """A series has missing values (TCPD ``null``) and no gap-filling rule was chosen. ``rules``
+    names the rules a caller can choose; ``hint`` says how, in the words of the front end that
+    reports it (:meth:`with_hint`): the library names the ``fill_missing`` argument, the command
+    line its ``--fill-missing`` option, the explorer its menu."""
+
+    def __init__(self, source: str, where: str | None, rules: tuple[str, ...],
+                 hint: str | None = None) -> None:
+        self.rules = tuple(rules)
+        self.hint = hint if hint is not None else (
+            f"load with a gap-filling rule: fill_missing={' or '.join(self.rules)}")
+        super().__init__(source, "missing value (null); segview needs complete series (or "
+                                 f"{self.hint})", where)
+
+    def with_hint(self, hint: str) -> "MissingValuesError":
+        """The same error, saying ``hint`` instead of how the library would be called."""
+        return MissingValuesError(self.source, self.where, self.rules, hint)
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.source, self.where, self.rules, self.hint)
+
+
 class InputError(RecoverableError):
     """A series handed to a detector is unusable (empty, too short, non-finite, wrong shape)."""
 

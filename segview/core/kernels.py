@@ -118,6 +118,57 @@ def configure() -> None:
         _configured = True
 
 
+_COMPILING = threading.local()  # .ctx: the RunContext of this thread's cancellable compiles
+_COMPILE_CHECK: list[Any] = []  # the numba listener, registered once a process
+
+
+def watch_compiles() -> None:
+    """Register the numba compile listener of :func:`cancellable_compiles` (once a process).
+    Called where segview imports numba (:mod:`.detectors._jit`, :mod:`.lazy`): it imports
+    ``numba.core.event``."""
+    if _COMPILE_CHECK:
+        return
+    from numba.core import event
+
+    class _CheckCancelled(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            current = getattr(_COMPILING, "ctx", None)
+            if current is not None:
+                current.check()
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    with _CONFIG_LOCK:
+        if not _COMPILE_CHECK:
+            listener = _CheckCancelled()
+            event.register("numba:compile", listener)
+            _COMPILE_CHECK.append(listener)
+
+
+@contextlib.contextmanager
+def cancellable_compiles(ctx: Any) -> Iterator[None]:
+    """Inside the block, a numba compilation this thread starts (a kernel's first call, and each
+    callee compiled for it) first checks ``ctx`` (:meth:`~.context.RunContext.check`): once it is
+    cancelled, the compilation stops with :class:`~.errors.Cancelled` instead of running on for
+    seconds (tens of seconds for the first warm-up analysis of a process) that nobody waits for.
+
+    For work run in a thread of the calling process (a worker process does the same through its
+    progress reports, :mod:`segview.core.workers.runner`); :func:`fast_or_plain` lets the
+    cancellation through. Entering the block imports nothing: the listener is registered when
+    numba is (:func:`watch_compiles`)."""
+    import sys
+
+    if "numba" in sys.modules:  # imported some other way than segview's kernels
+        watch_compiles()
+    previous = getattr(_COMPILING, "ctx", None)
+    _COMPILING.ctx = ctx
+    try:
+        yield
+    finally:
+        _COMPILING.ctx = previous
+
+
 @contextlib.contextmanager
 def parallel_launch() -> Iterator[None]:
     """Hold :data:`PARALLEL_LOCK` around the launch of a ``parallel=True`` kernel."""
@@ -129,7 +180,13 @@ def is_kernel_failure(exc: BaseException) -> bool:
     """Whether ``exc`` comes from numba or llvmlite themselves (compiling, linking, loading a
     kernel) rather than from segview's code or the data: its class is defined in numba or
     llvmlite, or numba's or llvmlite's Python code is on its traceback. An exception raised while
-    a compiled kernel runs passes through no Python frame of numba and is not one."""
+    a compiled kernel runs passes through no Python frame of numba and is not one; nor is one of
+    segview's own errors raised from a callback numba runs while it compiles (a progress report
+    that finds the run cancelled raises :class:`~.errors.Cancelled` through numba's frames)."""
+    from .errors import SegviewError
+
+    if isinstance(exc, SegviewError):
+        return False
     if type(exc).__module__.split(".")[0] in ("numba", "llvmlite"):
         return True
     if isinstance(exc, ImportError) and (exc.name or "").split(".")[0] in ("numba", "llvmlite"):

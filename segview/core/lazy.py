@@ -68,10 +68,12 @@ class _LazyJit:
         if dispatcher is None:
             with _JIT_LOCK:
                 if self._dispatcher is None:
-                    from .kernels import configure
+                    from .kernels import configure, watch_compiles
 
                     configure()  # numba's cache folder and threading layer, before compiling
                     from numba import njit
+
+                    watch_compiles()  # cancellable compilation (kernels.cancellable_compiles)
 
                     self._dispatcher = njit(**self._options)(self.py_func)
                 dispatcher = self._dispatcher

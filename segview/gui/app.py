@@ -22,7 +22,7 @@ def icon_path() -> Path:
     return resources_dir() / "icons" / "segview.png"
 
 
-def _ensure_platform(screenshot: str | None) -> None:
+def ensure_platform(screenshot: str | None) -> None:
     """Render offscreen for screenshots when there is no display."""
     if screenshot and "QT_QPA_PLATFORM" not in os.environ and not (
             os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and sys.platform.startswith("linux"):
@@ -51,7 +51,7 @@ def run(paths: list[str], screenshot: str | None = None, fill_missing: str | Non
     first series, saved as PNG and the application exits (0 on success, 1 when it timed out or the
     data could not be opened).
     """
-    _ensure_platform(screenshot)
+    ensure_platform(screenshot)
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -79,26 +79,38 @@ def run(paths: list[str], screenshot: str | None = None, fill_missing: str | Non
     if screenshot:
         window.resize(*SCREENSHOT_SIZE)
     window.fill_missing = fill_missing  # TCPD gaps: filled by this named rule, else reported
-    opened = window.open_paths(list(paths) if paths else [str(sample_dir())])
-    window.show()
+    from .interrupts import QuitOnSignals
     from .jobs import shutdown_shared_processes
 
-    try:
-        if screenshot is None:
-            return int(app.exec())
-        if not opened:
-            window.close()
-            return 1
-        return _take_screenshot(app, window, screenshot)
-    finally:
-        shutdown_shared_processes()
+    # Ctrl-C / SIGTERM quit like File > Quit (workers stopped, nothing leaked), from here on
+    with QuitOnSignals(window.quit_all, app) as interrupts:
+        try:
+            window.show()  # first: a question while opening (the cost of a big file) is over it
+            opened = window.open_paths(list(paths) if paths else [str(sample_dir())])
+            if interrupts.received:  # during the load or the cost question
+                interrupts.quit()
+            elif screenshot is None:
+                code = int(app.exec())
+            elif not opened:
+                window.close()
+                code = 1
+            else:
+                code = _take_screenshot(app, window, screenshot, interrupts)
+        finally:
+            shutdown_shared_processes()
+    if interrupts.received:
+        print(interrupts.describe(), file=sys.stderr)
+        return int(interrupts.exit_code() or 1)
+    return code
 
 
-def _take_screenshot(app: object, window: object, path: str) -> int:
+def _take_screenshot(app: object, window: object, path: str, interrupts: object = None) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
 
     state = {"code": 1, "done": False}
     loop = QEventLoop()  # a local loop: quitting it leaves the application object usable
+    if interrupts is not None:
+        interrupts.also(loop.quit)  # Ctrl-C / SIGTERM: the window closes and the loop ends
 
     def save() -> None:
         if state["done"]:

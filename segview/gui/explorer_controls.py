@@ -175,7 +175,9 @@ class ExplorerControls:
         if not self.series or not work:
             return False
         longest = max(len(s) for s in self.series)
-        work = [(s, p) for s, p in work if self.cost_accepted(s, longest)]
+        accepted = {s.name for s in self.cost_accepted([s for s, _ in work], longest,
+                                                        status=False)}
+        work = [(s, p) for s, p in work if s.name in accepted]  # one question for the batch
         if not work:
             return False
         if not self.runner.run_batch(self.series, work):

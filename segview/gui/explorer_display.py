@@ -3,9 +3,10 @@ series, computing and drawing the detectors' overlays and tracks, the focused me
 list's status text, and the slots that take the job runner's results, failures and progress."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtWidgets import QMessageBox
 
 from ..core.benchmark import Benchmark, rollup_results
 from ..core.evaluation.batch import partial_path
@@ -15,6 +16,7 @@ from ..core.model import Series
 from ..core.registry import DetectorSpec
 from ..core.result import DetectionResult
 from ..core.warmup import BenchmarkWarmup
+from . import cost_dialog
 from .dataset_panel import NONE_SORT
 from .jobs import Lane, Request
 from .listitems import select_quietly
@@ -72,10 +74,13 @@ class ExplorerDisplay:
             ", labelled never steady" if not lab.steady else ", labelled steady (no onset)"
             if lab.jagt_index is None else f", labelled steady from {lab.jagt_index}")
         self.setWindowTitle(f"segview — {s.id} ({i + 1}/{len(self.series)}, n={len(s)}{steady})")
-        # quickest first (by the last run time seen), so slow methods do not hold up the others
-        for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
-                           key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
-            self._compute(spec, immediate=True)
+        # quickest first (by the last run time seen), so slow methods do not hold up the others;
+        # one cost question for all of them
+        self._compute_all(sorted((sp for sp in self.specs if sp.name in self.enabled),
+                                 key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))),
+                          immediate=True)
+        if self.current is not s:
+            return  # another series was shown while the cost question was open
         self._refresh_method_items()
         self.show_warmup(self.dataset_panel.model.benchmark_of(series_id))
         self.plot_widget.scene().prepareForPaint()  # one paint, not two (see _draw)
@@ -101,9 +106,10 @@ class ExplorerDisplay:
         self.setWindowTitle(f"segview — {b.name} ({len(b)} executions, {b.harness})")
         for w in b.warnings:
             self.post(w)
-        for spec in sorted((sp for sp in self.specs if sp.name in self.enabled),
-                           key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))):
-            self._compute_benchmark(spec)
+        self._compute_benchmark(sorted((sp for sp in self.specs if sp.name in self.enabled),
+                                       key=lambda sp: (sp.slow, self._runtime.get(sp.name, 0.0))))
+        if self.current_benchmark is not b:
+            return  # another view was chosen while the cost question was open
         self._refresh_method_items()
         self.show_warmup(b)
         self.benchmark_shown.emit(b.name)
@@ -191,22 +197,30 @@ class ExplorerDisplay:
             if b is not None and len(b) == 1:
                 self.dataset_panel.select(b.executions[0].id)
 
-    def _compute_benchmark(self, spec: DetectorSpec) -> None:
-        """Request ``spec`` on every execution of the benchmark shown (cached ones drawn now)."""
+    def _compute_benchmark(self, specs: Sequence[DetectorSpec]) -> None:
+        """Request each of ``specs`` on every execution of the benchmark shown (cached ones
+        drawn now); one cost question for all of them."""
         b = self.current_benchmark
         if b is None:
             return
-        if not self.cost_accepted(spec, max(len(s) for s in b.executions)):
-            return
-        for s in b.executions:
-            cached = self.model.result(s.id, spec.name)
-            if cached is not None:
-                self._draw_in_benchmark(spec, s.id, cached)
-            elif not (self.model.in_flight(s.id, spec.name)
-                      and self.runner.in_flight((s.id, spec.name), self.params[spec.name])):
-                # (the execution shown before this view keeps its running jobs)
-                self.model.begin_job(s.id, spec.name)
-                self.runner.request(s, spec, self.params[spec.name], immediate=True)
+        missing = [sp for sp in specs
+                   if any(self.model.result(s.id, sp.name) is None for s in b.executions)]
+        accepted = {sp.name for sp in self.cost_accepted(missing,
+                                                         max(len(s) for s in b.executions))}
+        if self.current_benchmark is not b:
+            return  # another view was chosen while the cost question was open
+        for spec in specs:
+            if spec in missing and spec.name not in accepted:
+                continue
+            for s in b.executions:
+                cached = self.model.result(s.id, spec.name)
+                if cached is not None:
+                    self._draw_in_benchmark(spec, s.id, cached)
+                elif not (self.model.in_flight(s.id, spec.name)
+                          and self.runner.in_flight((s.id, spec.name), self.params[spec.name])):
+                    # (the execution shown before this view keeps its running jobs)
+                    self.model.begin_job(s.id, spec.name)
+                    self.runner.request(s, spec, self.params[spec.name], immediate=True)
 
     def _draw_in_benchmark(self, spec: DetectorSpec, sid: str, res: DetectionResult) -> None:
         onset = res.steady_start if spec.produces == "onset" else None
@@ -247,53 +261,87 @@ class ExplorerDisplay:
         self.label_time_axes(s)
 
     def label_time_axes(self, s: Series | None = None) -> None:
-        """Dates of ``time.raw`` on every x axis of the stack (again after a relayout)."""
+        """Dates of ``time.raw`` on every x axis of the stack and the overview strip (again after
+        a relayout)."""
         s = s or self.current
         if s is None:
             return
         times = s.metadata.get("time")
         ok = isinstance(times, list) and len(times) == len(s) and s.x is None
-        for plot in (self.main_plot, self.lanes.plot, *(v.plot for v in self.tracks.all_views())):
+        # the overview strip too: the same x axis as the plot above it (years under years)
+        for plot in (self.main_plot, self.lanes.plot, *(v.plot for v in self.tracks.all_views()),
+                     self.overview.plot):
             label_axis_with_times(plot.getAxis("bottom"), times if ok else None)
 
     def _compute(self, spec: DetectorSpec, immediate: bool = False) -> None:
-        if self.current is None:
-            if self.current_benchmark is not None:
-                self._compute_benchmark(spec)
-            return
-        cached = self.model.result(self.current.id, spec.name)
-        if cached is not None:
-            self._draw(spec, cached)
-            return
-        if not self.cost_accepted(spec, len(self.current)):
-            return
-        self.model.begin_job(self.current.id, spec.name)
-        self.runner.request(self.current, spec, self.params[spec.name], immediate=immediate)
+        self._compute_all([spec], immediate)
 
-    def cost_accepted(self, spec: DetectorSpec, n: int) -> bool:
-        """Ask before a run that would take minutes or gigabytes (:mod:`segview.core.limits`);
-        the answer holds for these parameters of this method until they change."""
-        params = self.params[spec.name]
-        note = cost_warning(spec, n, params)
-        if note is None:
-            return True
-        answers = self.__dict__.setdefault("_cost_answers", {})
-        key = (spec.name, params)
-        if key not in answers:
-            refused = "refused" in note
-            if refused:
-                answers[key] = False
+    def _compute_all(self, specs: Sequence[DetectorSpec], immediate: bool = False) -> None:
+        """Draw the cached results of ``specs`` on the series shown and request the others
+        (one cost question for all of them, :meth:`cost_accepted`)."""
+        series = self.current
+        if series is None:
+            if self.current_benchmark is not None:
+                self._compute_benchmark(specs)
+            return
+        todo = []
+        for spec in specs:
+            cached = self.model.result(series.id, spec.name)
+            if cached is not None:
+                self._draw(spec, cached)
             else:
-                reply = QMessageBox.question(
-                    self, f"{spec.label}: long run", f"{note}.\n\nRun it anyway?",
-                    QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                    QMessageBox.StandardButton.No)
-                answers[key] = reply == QMessageBox.StandardButton.Yes
-            if not answers[key]:
+                todo.append(spec)
+        accepted = self.cost_accepted(todo, len(series))
+        if self.current is not series:
+            return  # another series was shown while the cost question was open
+        for spec in accepted:
+            self.model.begin_job(series.id, spec.name)
+            self.runner.request(series, spec, self.params[spec.name], immediate=immediate)
+
+    def cost_accepted(self, specs: Sequence[DetectorSpec], n: int,
+                      status: bool = True) -> list[DetectorSpec]:
+        """The methods of ``specs`` to run on ``n`` samples. Those whose pre-run estimate
+        (:mod:`segview.core.limits`) says minutes or gigabytes are asked about in one dialog for
+        all of them (:func:`.cost_dialog.ask`): Run all, Skip slow ones (the others run) or
+        Cancel (none runs). The answer for a method holds for these parameters until they
+        change; a Cancel is not remembered. ``status``: the methods not run say so in the
+        method list (the view shown is what they would have run on)."""
+        answers = self.__dict__.setdefault("_cost_answers", {})
+        notes: dict[str, str] = {}
+        ask: list[DetectorSpec] = []
+        for spec in specs:
+            note = cost_warning(spec, n, self.params[spec.name])
+            if note is None:
+                continue
+            notes[spec.name] = note
+            key = (spec.name, self.params[spec.name])
+            if key in answers:
+                continue
+            if "refused" in note:  # beyond what the method admits: never run, nothing to ask
+                answers[key] = False
                 self.post(f"Not run: {note}")
-        if not answers[key]:
-            self.model.set_status(spec.name, "\u26a0 not run (cost)")
-        return answers[key]
+            else:
+                ask.append(spec)
+        if ask:
+            choice = cost_dialog.ask(self, [(sp.label, notes[sp.name].removeprefix(f"{sp.name}: "))
+                                            for sp in ask], n)
+            if choice == cost_dialog.CANCEL:
+                for spec in specs if status else ():
+                    self.model.set_status(spec.name, "not run (cancelled)")
+                self.post(f"Not run (cancelled): {', '.join(sp.label for sp in specs)}")
+                return []
+            for spec in ask:
+                answers[(spec.name, self.params[spec.name])] = choice == cost_dialog.RUN_ALL
+                if choice != cost_dialog.RUN_ALL:
+                    self.post(f"Not run: {notes[spec.name]}")
+        out = []
+        for spec in specs:
+            if spec.name in notes and not answers[(spec.name, self.params[spec.name])]:
+                if status:
+                    self.model.set_status(spec.name, "\u26a0 not run (cost)")
+            else:
+                out.append(spec)
+        return out
 
     # ------------------------------------------------------------------ drawing and focus
     def _draw(self, spec: DetectorSpec, res: DetectionResult) -> None:

@@ -6,16 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QSpinBox, QWidget)
+                               QMenu, QSpinBox, QWidget)
 
 from ..core.errors import OutputError, RecoverableError
 from ..core.io import Dataset, load
 from ..core.io.columns import TABLE_EXTENSIONS, remember_mapping, remembered_mapping
 from ..core.io.labels_csv import LabelRow, read_labels
 from .export import detection_row, export_plot, write_csv
-from .loading import BackgroundLoader, is_small
+from .loading import FILL_CHOICES, BackgroundLoader, in_gui_words, is_small
 
 
 class ExportOptionsDialog(QDialog):
@@ -49,6 +49,36 @@ class ExplorerFiles:
     ``run_on_all`` of the window."""
 
     # ------------------------------------------------------------------ opening
+    @property
+    def fill_missing(self) -> str | None:
+        """How missing values (TCPD ``null``) are filled when a file is opened: None (the file is
+        named in Messages and not opened), ``"linear"`` or ``"previous"``; File > Missing values,
+        or ``segview gui --fill-missing``."""
+        return self.__dict__.get("_fill_missing")
+
+    @fill_missing.setter
+    def fill_missing(self, rule: str | None) -> None:
+        self.__dict__["_fill_missing"] = rule
+        for act in self.__dict__.get("fill_actions", {}).values():
+            act.setChecked(act.data() == rule)
+
+    def _build_missing_values_menu(self, menu: QMenu) -> QMenu:
+        """File > Missing values: the gap-filling rule used by the next open."""
+        sub = menu.addMenu("&Missing values (TCPD)")
+        group = QActionGroup(self)
+        self.__dict__["fill_actions"] = actions = {}
+        for rule, text, tip in FILL_CHOICES:
+            act = QAction(text, self)
+            act.setCheckable(True)
+            act.setData(rule)
+            act.setStatusTip(tip)
+            act.setChecked(rule == self.fill_missing)
+            act.triggered.connect(lambda _on=False, r=rule: setattr(self, "fill_missing", r))
+            group.addAction(act)
+            sub.addAction(act)
+            actions[rule] = act
+        return sub
+
     def open_paths(self, paths: list[str], background: bool | None = None) -> bool:
         """Load files/folders (replacing the current dataset); False when nothing could be loaded.
 
@@ -61,17 +91,17 @@ class ExplorerFiles:
         if background is None:
             background = not is_small(paths)
         if background:
-            self.loading.start(paths, fill_missing=getattr(self, "fill_missing", None))
+            self.loading.start(paths, fill_missing=self.fill_missing)
             self.post(f"Loading {', '.join(paths)} in the background (Esc cancels)")
             return True
         if self.loading.busy():
             self.loading.cancel(quiet=True)  # the newer request wins
         try:
-            ds = load(paths, fill_missing=getattr(self, "fill_missing", None))
+            ds = load(paths, fill_missing=self.fill_missing)
         except RecoverableError as err:
             if self._offer_column_mapping(paths, str(err)):
                 return True
-            self.post(f"Cannot open: {err}")
+            self.post(f"Cannot open: {in_gui_words(err)}")
             return False
         return self._install_dataset(paths, ds)
 
@@ -126,7 +156,7 @@ class ExplorerFiles:
     def _install_dataset(self, paths: list[str], ds: Dataset) -> bool:
         """Show a loaded dataset (GUI thread): labels beside it, recent files, the first series."""
         for problem in ds.problems:
-            self.post(f"Skipped {problem}")
+            self.post(f"Skipped {in_gui_words(problem)}")
         labels: dict[str, LabelRow] = dict(ds.labels)  # a segview export's aggregated labels
         for f in ds.label_files:
             try:

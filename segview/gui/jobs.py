@@ -44,6 +44,7 @@ from ..core.api import run_spec
 from ..core.context import RunContext
 from ..core.errors import Cancelled, RecoverableError
 from ..core.evaluation.batch import eta_seconds, format_eta
+from ..core.kernels import cancellable_compiles
 from ..core.workers.runner import DetectorBug, ProcessRunner, compute, runs_in_worker, unpack
 from .runnable import Job
 from ..core.model import Series
@@ -150,7 +151,8 @@ class DetectJob(Job):
         self.ctx.check()
         cheap_here = self.prepared is not None and not spec.slow  # decide step on cached state
         if self.remote is None or cheap_here:
-            result, state = compute(spec, series, params, self.ctx, self.prepared)
+            with cancellable_compiles(self.ctx):  # in this thread: a cancel stops numba too
+                result, state = compute(spec, series, params, self.ctx, self.prepared)
         else:
             call = self.call = self.remote.submit(spec, series, params, self.prepared)
             result, state = unpack(call.wait(lambda: self.ctx.cancelled, self.report))
@@ -259,8 +261,9 @@ class WarmupJob(Job):
 
     def compute(self) -> object:
         self.ctx.check()
-        if self.remote is None:
-            return analyse_benchmark_job(self.benchmark, self.method, self.params)
+        if self.remote is None:  # in this thread: a cancel stops the kernels' compilation
+            with cancellable_compiles(self.ctx):
+                return analyse_benchmark_job(self.benchmark, self.method, self.params)
         call = self.call = self.remote.submit_call(analyse_benchmark_job, self.benchmark,
                                                    self.method, self.params)
         return unpack(call.wait(lambda: self.ctx.cancelled))[0]
@@ -279,7 +282,8 @@ class PathJob(Job):
     def compute(self) -> object:
         from ..core.penalty_path import penalty_path
 
-        return penalty_path(self.series, self.method, params=self.params, ctx=self.ctx)
+        with cancellable_compiles(self.ctx):
+            return penalty_path(self.series, self.method, params=self.params, ctx=self.ctx)
 
 
 class JobRunner(QObject):

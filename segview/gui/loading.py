@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
 from ..core.context import RunContext
-from ..core.errors import RecoverableError
+from ..core.errors import MissingValuesError, RecoverableError
 from ..core.io import load
 from .runnable import Job, JobSignals
 
@@ -62,6 +62,24 @@ def is_small(paths: list[str], max_files: int | None = None, max_bytes: int | No
     return True
 
 
+#: File > Missing values: (rule, menu text, status tip); None reports a file with gaps
+FILL_CHOICES: tuple[tuple[str | None, str, str], ...] = (
+    (None, "&Report the file (do not open it)",
+     "a file with missing values is named in Messages and not opened"),
+    ("linear", "Fill &linearly", "each gap takes the straight line between its neighbours"),
+    ("previous", "Carry the &previous value forward", "each gap takes the last value before it"),
+)
+#: how a missing-value error says to choose a rule in the explorer (the menu above)
+FILL_HINT = ("choose File > Missing values (TCPD) > Fill linearly, or Carry the previous value "
+             "forward, then open it again")
+
+
+def in_gui_words(err: object) -> object:
+    """A missing-value error names the explorer's menu (instead of the library's
+    ``fill_missing=`` argument); anything else is returned as it is."""
+    return err.with_hint(FILL_HINT) if isinstance(err, MissingValuesError) else err
+
+
 class _LoadJob(Job):
     """Reads the files (tag: the load's generation; result: the Dataset)."""
 
@@ -73,6 +91,8 @@ class _LoadJob(Job):
     def compute(self) -> object:
         try:
             return load(self.paths, ctx=self.ctx, **self.options)
+        except MissingValuesError as err:
+            raise in_gui_words(err) from None
         except MemoryError:
             raise RecoverableError("not enough memory to load " + ", ".join(self.paths)) from None
 

@@ -96,7 +96,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
             if saved is None else {n for n in saved if n in self.spec_by_name})
         self.model.jobs_cancelled.connect(self._on_model_jobs_cancelled)
         self.model.status_changed.connect(lambda _name: self._refresh_method_items())
-        self.fill_missing: str | None = None  # TCPD gaps: a named filling rule (segview gui)
+        self.fill_missing = None  # TCPD gaps: reported (File > Missing values; segview gui)
         # (benchmark, rule, delta, delta_mode): analysis
         self.warmup_results: dict[tuple[str, str, float, str], object] = {}
         self._warmup_key: tuple[str, str, float, str] | None = None  # what the panel waits for
@@ -351,6 +351,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._action(f, "Open &folder…", self._on_open_folder, "Ctrl+Shift+O")
         self._action(f, "Import table with column mapping…", self._on_import_table, None,
                      "read any CSV/TSV: say which columns hold benchmark, execution, value...")
+        self._build_missing_values_menu(f)
         self.recent_menu = f.addMenu("Open &recent")
         self.recent_menu.triggered.connect(self._on_recent_triggered)
         self._fill_recent(self.settings.recent_files())

@@ -4,7 +4,8 @@ On a fresh Debian/Ubuntu without the X11/xcb client libraries, ``QApplication`` 
 "Could not load the Qt platform plugin "xcb"" and names ``xcb-cursor0`` even when other libraries
 (``libxcb-icccm4``, ``libxcb-keysyms1``, ...) are what is missing. :func:`check` loads each library
 the plugin links against (a ``dlopen``, as the plugin would) and :func:`report` prints the one apt
-line that installs them. This module does not import Qt.
+line that installs them. Without any display (``env -u DISPLAY segview``) Qt aborts with the same
+misleading lines: :func:`check` says so in one line instead. This module does not import Qt.
 """
 from __future__ import annotations
 
@@ -95,9 +96,38 @@ def message(missing: list[str]) -> str:
             "The command line works without them: segview --help")
 
 
+#: what segview says instead of Qt's abort ("could not connect to display", then a misleading
+#: line about xcb-cursor0) when there is no display to open a window on
+NO_DISPLAY = ("segview: no display found: set DISPLAY (X11) or WAYLAND_DISPLAY, or use "
+              "QT_QPA_PLATFORM=offscreen to run without a screen")
+
+
+def display_missing(environ: dict[str, str] | None = None) -> bool:
+    """True on Linux when Qt would connect to a display server and none is named: no
+    ``DISPLAY`` for xcb, no ``WAYLAND_DISPLAY`` for Wayland, neither when ``QT_QPA_PLATFORM`` is
+    unset. Platforms that need no display server (offscreen, minimal, eglfs, vnc, ...) never
+    miss one."""
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux"):
+        return False
+    chosen = env.get("QT_QPA_PLATFORM", "").split(":", 1)[0].split(";", 1)[0].strip()
+    if chosen == "xcb":
+        return not env.get("DISPLAY")
+    if chosen.startswith("wayland"):
+        return not env.get("WAYLAND_DISPLAY")
+    if chosen:
+        return False
+    return not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY")
+
+
 def check(platform: str | None = None, loader: Callable[[str], bool] = _dlopen,
           stream: object = None) -> bool:
-    """True when the platform libraries load; else print :func:`message` to ``stream`` (stderr)."""
+    """True when a window can open: a display is named (:func:`display_missing`, checked when
+    ``platform`` is None, i.e. for the real start-up) and the platform libraries load; else
+    print :data:`NO_DISPLAY` or :func:`message` to ``stream`` (stderr)."""
+    if platform is None and display_missing():
+        print(NO_DISPLAY, file=stream if stream is not None else sys.stderr)
+        return False
     missing = missing_libraries(platform, loader)
     if missing:
         print(message(missing), file=stream if stream is not None else sys.stderr)

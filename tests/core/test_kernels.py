@@ -119,6 +119,38 @@ def test_cancellation_and_data_errors_are_not_taken_for_kernel_failures():
         kernels.fast_or_plain(lambda: 1 / 0, lambda: 0, "test")
 
 
+def test_a_run_cancelled_while_numba_compiles_is_cancelled_not_a_kernel_failure():
+    """A worker reports numba compilations as progress (segview.core.workers.runner); when the
+    run was cancelled that report raises Cancelled from inside numba's compile. It used to be
+    taken for a kernel failure: a warning with a traceback on stderr (at every quit while the
+    warm-up kernels compiled), then the whole plain path computed for nobody."""
+    import numba
+    from numba.core import event
+
+    class CancelOnCompile(event.Listener):
+        def on_start(self, ev):
+            raise Cancelled()
+
+        def on_end(self, ev):
+            pass
+
+    @numba.njit(cache=False)
+    def never_compiled_yet(x):
+        return x + 1.0
+
+    plain_runs = []
+    listener = CancelOnCompile()
+    event.register("numba:compile", listener)
+    try:
+        with pytest.raises(Cancelled):
+            kernels.fast_or_plain(lambda: never_compiled_yet(1.0),
+                                  lambda: plain_runs.append(1) or 2.0, "test kernel")
+    finally:
+        event.unregister("numba:compile", listener)
+    assert plain_runs == []
+    assert not kernels.is_kernel_failure(Cancelled())
+
+
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
     full = dict(os.environ, PYTHONPATH=str(ROOT), **env)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full,

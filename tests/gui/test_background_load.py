@@ -156,10 +156,10 @@ def test_a_two_million_point_series_gives_the_overview_a_few_thousand_points(qtb
 def test_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sample,
                                                                   monkeypatch):
     """The explorer runs nothing whose pre-run estimate (segview.core.limits) says minutes or
-    gigabytes without asking; No leaves the method not run, Yes runs it."""
+    gigabytes without asking; Skip slow ones leaves the method not run, Run all runs it."""
     import dataclasses
 
-    from PySide6.QtWidgets import QMessageBox
+    from segview.gui import cost_dialog
 
     from . import fakes
 
@@ -168,13 +168,13 @@ def test_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sa
         cost_warning=lambda n, p: f"every={p['every']} on {n} samples is slow" if p["every"] < 10
         else None)
     asked: list[str] = []
-    answer = {"reply": QMessageBox.StandardButton.No}
+    answer = {"choice": cost_dialog.SKIP_SLOW}
 
-    def question(parent, title, text, *a, **k):
-        asked.append(text)
-        return answer["reply"]
+    def ask(parent, rows, n):
+        asked.extend(note for _label, note in rows)
+        return answer["choice"]
 
-    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    monkeypatch.setattr(cost_dialog, "ask", ask)
     w = make_window(costly)
     seen: list[str] = []
     w.overlay_updated.connect(seen.append)
@@ -185,13 +185,13 @@ def test_a_costly_parameter_is_asked_about_before_running(qtbot, make_window, sa
     editor = w.param_panel.editor("fake_costly", "every")
     editor.spin.setValue(5)
     qtbot.waitUntil(lambda: len(asked) == 1, timeout=5000)
-    assert "every=5 on" in asked[0] and "Run it anyway?" in asked[0]
+    assert "every=5 on" in asked[0]
     assert w.status["fake_costly"].endswith("not run (cost)")
     assert any("Not run: fake_costly: every=5" in w.messages.item(i).text()
                for i in range(w.messages.count()))
     w.show_series(w.series[1].id)  # the answer holds: not asked again for the same parameters
     assert len(asked) == 1 and w.status["fake_costly"].endswith("not run (cost)")
-    answer["reply"] = QMessageBox.StandardButton.Yes
+    answer["choice"] = cost_dialog.RUN_ALL
     seen.clear()
     editor.spin.setValue(6)
     qtbot.waitUntil(lambda: "fake_costly" in seen, timeout=10000)

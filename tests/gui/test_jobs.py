@@ -104,3 +104,41 @@ def test_shutdown_cancels_running_jobs(qtbot, runner, series):
     assert runner.shutdown(3000)
     assert runner.pool.activeThreadCount() == 0
     assert fakes.LOG.finished == []  # cancelled, not completed
+
+
+def test_an_in_thread_warmup_analysis_stops_compiling_when_cancelled(qtbot, monkeypatch):
+    """Without worker processes the warm-up analysis runs in a pool thread; its first call in a
+    process compiles numba kernels for tens of seconds, and a cancel (another benchmark, the
+    window closed) used to be noticed only after that: the window closed with the thread still
+    running (``test_without_worker_processes_the_explorer_uses_threads`` failed its teardown when
+    run alone). A cancelled job now stops at the next compilation."""
+    import numba
+
+    from segview.core.context import RunContext
+    from segview.gui import jobs
+
+    @numba.njit(cache=False)
+    def never_compiled(x):
+        return x * 2.0
+
+    compiled: list[float] = []
+    cancel_first = {"ctx": None}
+
+    def analysis(benchmark, method, params):  # stands in for the first analysis of a process
+        if cancel_first["ctx"] is not None:
+            cancel_first["ctx"].cancel()  # the window closes while the analysis starts
+        compiled.append(never_compiled(1.0))
+        return "result"
+
+    monkeypatch.setattr(jobs, "analyse_benchmark_job", analysis)
+    ctx = cancel_first["ctx"] = RunContext()
+    job = jobs.WarmupJob(("b", "barrett", 1.0, "absolute"), 1, object(), "barrett", {}, ctx)
+    with qtbot.waitSignal(job.signals.cancelled, timeout=5000):
+        job.run()  # here, as a pool thread would
+    assert compiled == [] and job.done.is_set()
+    cancel_first["ctx"] = None
+    fresh = jobs.WarmupJob(("b", "barrett", 1.0, "absolute"), 2, object(), "barrett", {},
+                           RunContext())
+    with qtbot.waitSignal(fresh.signals.finished, timeout=60000):
+        fresh.run()
+    assert compiled == [2.0]  # not cancelled: the same kernel compiles and runs

@@ -7,10 +7,12 @@ fork server's preload). See :mod:`segview.core.kernels`.
 """
 from __future__ import annotations
 
-from ..kernels import configure
+from ..kernels import configure, watch_compiles
 
 configure()
 
 from numba import njit, prange  # noqa: E402  (after configure, on purpose)
+
+watch_compiles()  # a cancelled run stops its kernels' compilation (kernels.cancellable_compiles)
 
 __all__ = ["njit", "prange"]

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataFormatError, ParameterError
+from ..errors import DataFormatError, MissingValuesError, ParameterError
 from ..model import Series
 from .readers import NotSeriesFile, read_json
 
@@ -56,10 +56,7 @@ def _values(raw: Any, path: Path, where: str, n_obs: int, fill: str | None
     for i, v in enumerate(raw):
         if v is None:
             if fill is None:
-                raise DataFormatError(str(path), "missing value (null); segview needs complete "
-                                                 "series (or load with a gap-filling rule: "
-                                                 f"fill_missing={' or '.join(FILL_RULES)})",
-                                      f"{where}, index {i}")
+                raise MissingValuesError(str(path), f"{where}, index {i}", FILL_RULES)
             gaps.append(i)
             out.append(math.nan)
             continue

@@ -584,4 +584,15 @@ def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
                 window.close()
 
         QTimer.singleShot(0, ask)
-    return int(app.exec())
+    from ..interrupts import QuitOnSignals
+
+    def quit_window() -> None:  # Ctrl-C / SIGTERM: closed as by its close button
+        window.close()
+        app.quit()
+
+    with QuitOnSignals(quit_window, app) as interrupts:
+        code = int(app.exec())
+    if interrupts.received:
+        print(interrupts.describe(), file=sys.stderr)
+        return int(interrupts.exit_code() or 1)
+    return code
