@@ -27,8 +27,8 @@ class ExplorerDisplay:
     """Series, overlays, focus, runner slots. The state is the window's ``model``
     (:class:`~segview.core.explorer_model.ExplorerModel`; ``series``, ``current``, ``results``,
     ``status``, ``params``, ``enabled`` are read-only views of it, changed only through its
-    intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``...). Needs the widgets (``series_plot``,
-    ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
+    intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``,
+    ``select_warmup``...). Needs the widgets (``series_plot``, ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
     ``progress``, ``cancel_button``), ``runner``, ``post``, ``_relayout``, ``export_csv`` and the
     ``series_shown`` and ``overlay_updated`` signals."""
 
