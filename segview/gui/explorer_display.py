@@ -28,9 +28,10 @@ class ExplorerDisplay:
     (:class:`~segview.core.explorer_model.ExplorerModel`; ``series``, ``current``, ``results``,
     ``status``, ``params``, ``enabled`` are read-only views of it, changed only through its
     intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``,
-    ``select_warmup``...). Needs the widgets (``series_plot``, ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
-    ``progress``, ``cancel_button``), ``runner``, ``post``, ``_relayout``, ``export_csv`` and the
-    ``series_shown`` and ``overlay_updated`` signals."""
+    ``select_warmup``...). Needs the widgets (``series_plot``, ``overview``, ``lanes``,
+    ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``, ``progress``,
+    ``cancel_button``, ``warmup_panel``, ``bench_view``), ``runner``, ``post``, ``_relayout``,
+    ``export_csv`` and the ``series_shown`` and ``overlay_updated`` signals."""
 
     # ------------------------------------------------------------------ series
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None,
