@@ -96,10 +96,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
             if saved is None else {n for n in saved if n in self.spec_by_name})
         self.model.jobs_cancelled.connect(self._on_model_jobs_cancelled)
         self.model.status_changed.connect(lambda _name: self._refresh_method_items())
+        self.model.warmup_added.connect(self._on_model_warmup_added)
+        self.model.warmup_cancelled.connect(lambda _token: self.runner.cancel_warmup())
         self.fill_missing: str | None = None  # TCPD gaps: a named filling rule (segview gui)
-        # (benchmark, rule, delta, delta_mode): analysis
-        self.warmup_results: dict[tuple[str, str, float, str], object] = {}
-        self._warmup_key: tuple[str, str, float, str] | None = None  # what the panel waits for
         self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
         self.setWindowTitle("segview")
