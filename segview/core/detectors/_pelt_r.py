@@ -318,6 +318,23 @@ def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
 
 
 @njit(nogil=True, cache=True)
+def take_runs(ra, rb, NA, NB, m, newc):  # pragma: no cover (compiled)
+    """The end of a PELT step on candidates kept as runs ``[RA, RB)``: the kept runs
+    ``NA/NB[:m]`` with the new candidate ``newc`` appended (joining the last run when it ends at
+    ``newc``) become the candidates ``ra/rb``; returns their number of runs."""
+    if m > 0 and NB[m - 1] == newc:
+        NB[m - 1] = newc + 1
+    else:
+        NA[m] = newc
+        NB[m] = newc + 1
+        m += 1
+    for q in range(m):
+        ra[q] = NA[q]
+        rb[q] = NB[q]
+    return m
+
+
+@njit(nogil=True, cache=True)
 def _pelt_r_kernel_table_runs(costs, betas, minseglen, last, nseg, f):
     # _pelt_r_kernel_table_many for a table without NaN, 1.4x faster on CROPS (bench_cpssd.py),
     # same results. PELT's candidates are kept as runs of consecutive starts [RA, RB) (on the
@@ -436,16 +453,7 @@ def _pelt_r_kernel_table_runs(costs, betas, minseglen, last, nseg, f):
                     NB[m] = a + q
                     m += 1
                 pos += ln
-            if m > 0 and NB[m - 1] == newc:
-                NB[m - 1] = newc + 1
-            else:
-                NA[m] = newc
-                NB[m] = newc + 1
-                m += 1
-            for q in range(m):
-                ra[q] = NA[q]
-                rb[q] = NB[q]
-            nr[p] = m
+            nr[p] = take_runs(ra, rb, NA, NB, m, newc)
 
 
 def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas: list[float],
