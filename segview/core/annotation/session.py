@@ -557,8 +557,8 @@ class AnnotationSession:
         series steady both times), ``mean_onset_drift`` (repeat minus first, > 0 = later)."""
         first, again = self.labels(judge), self.labels(judge, repeat=True)
         both = [s for s in again if s in first]
-        diffs = [again[s].onset - first[s].onset for s in both  # type: ignore[operator]  # the comprehension keeps series with an onset both times
-                 if first[s].onset is not None and again[s].onset is not None]
+        diffs = [a - f for s in both
+                 if (f := first[s].onset) is not None and (a := again[s].onset) is not None]
         nan = float("nan")
         return {"n": float(len(both)),
                 "binary_agreement": (sum(first[s].steady == again[s].steady for s in both)
