@@ -83,6 +83,9 @@ def run(paths: list[str], screenshot: str | None = None, fill_missing: str | Non
     window.show()
     from .jobs import shutdown_shared_processes
 
+    from .quit_signals import install as quit_on_signals
+
+    uninstall = quit_on_signals(app)  # kill PID / Ctrl+C close the windows as Ctrl+Q does
     try:
         if screenshot is None:
             return int(app.exec())
@@ -91,6 +94,7 @@ def run(paths: list[str], screenshot: str | None = None, fill_missing: str | Non
             return 1
         return _take_screenshot(app, window, screenshot)
     finally:
+        uninstall()
         shutdown_shared_processes()
 
 

@@ -660,4 +660,10 @@ def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
                 window.close()
 
         QTimer.singleShot(0, ask)
-    return int(app.exec())
+    from ..quit_signals import install as quit_on_signals
+
+    uninstall = quit_on_signals(app)  # kill PID / Ctrl+C close the window as Ctrl+Q does
+    try:
+        return int(app.exec())
+    finally:
+        uninstall()
