@@ -115,6 +115,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._build_menus()
         self._connect_runner()
         self._default_state = self.saveState()  # View > Reset layout goes back to it
+        # panels the default layout keeps closed (the Penalty path): Reset layout leaves them so
+        self._hidden_by_default = {t for t, d in self.docks.items() if d.isHidden()}
         self._layout_to_check = False
         geometry, state = self.settings.layout()
         if geometry is not None:
@@ -526,9 +528,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
     def reset_layout(self) -> None:
         """View > Reset layout: the default panels, sized as fractions of the window."""
         self.restoreState(self._default_state)
-        for dock in self.docks.values():
+        for title, dock in self.docks.items():
             dock.setFloating(False)
-            dock.show()
+            dock.setVisible(title not in self._hidden_by_default)
         self.setGeometry(clamp_to_screen(self.geometry(), self._available_geometry()))
         QTimer.singleShot(0, self, self._initial_dock_sizes)  # once the restored state is laid out
 

@@ -207,6 +207,20 @@ def test_a_layout_from_a_big_screen_never_hides_the_plot(qtbot):
         registry._REGISTRY.pop(fakes.FAKE_CP.name.lower(), None)
 
 
+def test_view_reset_layout_shows_only_the_default_panels(qtbot, make_window):
+    """Reset layout brings back a closed panel but does not open the Penalty path, which the
+    default layout has hidden (it would also start computing a penalty path)."""
+    win = make_window(registry.get("pelt"))  # a penalised method: the window has the dock
+    qtbot.waitExposed(win)
+    assert not win.docks["Penalty path"].isVisible()  # hidden on a first launch
+    win.docks["Warm-up"].close()
+    action = next(a for a in win.menuBar().actions() if a.text() == "&View").menu()
+    reset = next(a for a in action.actions() if a.text() == "Reset &layout")
+    reset.trigger()
+    qtbot.waitUntil(lambda: win.docks["Warm-up"].isVisible(), timeout=2000)
+    assert not win.docks["Penalty path"].isVisible()
+
+
 def test_view_reset_layout_gives_the_plot_its_room(qtbot, make_window):
     win = make_window(fakes.FAKE_CP)
     qtbot.waitExposed(win)
