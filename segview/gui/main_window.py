@@ -514,14 +514,29 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         c = self.central
         return c.width() >= MIN_PLOT_WIDTH and c.height() >= MIN_PLOT_HEIGHT
 
+    def window_fits_screen(self) -> bool:
+        """Whether the whole window (frame included) fits the screen's available area: panels
+        stacked with their minimum heights can make it taller than a small screen."""
+        available = self._available_geometry()
+        if available is None or available.isEmpty():
+            return True
+        frame = self.frameGeometry()
+        return frame.width() <= available.width() and frame.height() <= available.height()
+
     def _check_restored_layout(self) -> None:
-        """A restored layout that leaves the plot too small here is replaced by the default."""
-        if self.plot_fits():
+        """A restored layout that leaves the plot too small here, or makes the window larger
+        than the screen, is replaced by the default."""
+        if self.plot_fits() and self.window_fits_screen():
             self.layout_checked.emit(True)
             return
+        if self.plot_fits():
+            frame = self.frameGeometry()
+            why = f"made the window {frame.width()}\u00d7{frame.height()} px, larger than this screen"
+        else:
+            why = (f"left the plot {self.central.width()}\u00d7{self.central.height()} px on "
+                   "this screen")
         self.reset_layout()
-        self.post(f"The saved panel layout left the plot {self.central.width()}\u00d7"
-                  f"{self.central.height()} px on this screen; the default layout is used "
+        self.post(f"The saved panel layout {why}; the default layout is used "
                   "(View > Reset layout)")
         self.layout_checked.emit(False)
 
