@@ -301,7 +301,10 @@ class WarmupPanel(QWidget):
         self.fields["steady_iteration"].setText(
             spread_text(result.steady_iteration, integer=True) if result.steady_iteration
             else none)
-        self.fields["time_to_steady"].setText(spread_text(result.time_to_steady, "s")
+        # a unit that is not a time was taken as seconds by the analysis (warmup_stats' rule):
+        # say so beside the figure, not only in the Messages panel
+        assumed = "" if seconds_per_unit(result.unit) else " <i>(values taken as s)</i>"
+        self.fields["time_to_steady"].setText(spread_text(result.time_to_steady, "s") + assumed
                                               if result.time_to_steady else "–")
         self.fields["steady_performance"].setText(spread_text(result.steady_means, unit)
                                                   if result.steady_means else none)

@@ -358,3 +358,23 @@ def test_a_dataset_opened_after_a_warmup_analysis_shows_none_of_its_classes(qtbo
     assert [e.classification for e in win.warmup_panel.result.executions] == ["flat"] * len(MIXED)
     assert [win.bench_view.execution_class(s.id) for s in new.executions] == ["flat"] * len(MIXED)
     assert win.warmup_panel.result.to_dict() == analyse_benchmark(new, "barrett").to_dict()
+
+
+def test_time_to_steady_says_when_a_unitless_series_was_taken_as_seconds(qtbot, tmp_path):
+    """The analysis takes a unit that is not a time as seconds (warmup_stats' rule, a warning in
+    Messages); the panel says so beside the figure instead of showing a bare "s"."""
+    import dataclasses
+
+    from segview.core.io import load
+    from segview.gui.warmup_panel import WarmupPanel
+
+    bench = next(b for b in load(_csv(tmp_path)).benchmarks() if b.name == "mixed")
+    timed = analyse_benchmark(bench, "barrett")
+    panel = WarmupPanel()
+    qtbot.addWidget(panel)
+    panel.set_pending("mixed", 4)  # the panel shows only the benchmark it waits for
+    assert panel.set_result(timed)
+    assert "taken as s" not in _text(panel.fields["time_to_steady"])
+    assert panel.set_result(dataclasses.replace(timed, unit=""))
+    text = _text(panel.fields["time_to_steady"])
+    assert text.endswith(") s (values taken as s)"), text
