@@ -93,6 +93,10 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         self._retired: list[EvaluationJob] = []
         self.overlay = ExplorerOverlay(explorer, self) if explorer is not None else None
         self._build()
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        # Ctrl+W closes it like the explorer's other windows (the annotator, dialogs)
+        QShortcut(QKeySequence("Ctrl+W"), self, self.close)
         if self.labels:
             self.use_labels_truth()
             for col in label_onset_columns(self.labels):
