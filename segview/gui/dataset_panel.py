@@ -24,6 +24,10 @@ FILTER_ROLE = Qt.ItemDataRole.UserRole + 2  # what the search matches: benchmark
 FIXED = ("Series", "n", "Label", "Ref")
 NONE_SORT = float("inf")  # "never steady" / missing sorts last
 TOP = 0  # internal id of a top-level row; a child row's is its parent's row + 1
+#: the roles :meth:`SeriesTableModel.data` answers (anything else is None)
+ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+                   Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole, SORT_ROLE, FILTER_ROLE})
+FEW_CELLS = 16  # clear_method notifies cell by cell up to this many, else the whole column
 
 
 class SeriesTableModel(QAbstractItemModel):
@@ -85,11 +89,22 @@ class SeriesTableModel(QAbstractItemModel):
         self._cell_changed(self.benchmark_index(benchmark), method)
 
     def clear_method(self, method: str) -> None:
-        for table in (self._cells, self._rollups):
-            for key in [k for k in table if k[1] == method]:
-                del table[key]
+        cells = [k for k in self._cells if k[1] == method]
+        rollups = [k for k in self._rollups if k[1] == method]
+        for key in cells:
+            del self._cells[key]
+        for key in rollups:
+            del self._rollups[key]
         col = self._column_of(method)
         if col is None:
+            return
+        if len(cells) + len(rollups) <= FEW_CELLS:
+            # a slider move clears one or two cells: a whole-column dataChanged makes the sort
+            # proxy re-filter every row and the tree repaint the column (~15 ms on every move)
+            for sid, _ in cells:
+                self._cell_changed(self.index_of(sid), method)
+            for name, _ in rollups:
+                self._cell_changed(self.benchmark_index(name), method)
             return
         if self.benchmarks:
             self.dataChanged.emit(self.index(0, col), self.index(len(self.benchmarks) - 1, col))
@@ -216,6 +231,8 @@ class SeriesTableModel(QAbstractItemModel):
 
     def data(self, index: QModelIndex | QPersistentModelIndex,
              role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in ROLES:  # a painted cell asks for ~10 roles; answer the others at once
+            return None
         node = self.node(index)
         if node is None:
             return None
