@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from segview.core import registry
 from segview.core.model import Series
-from segview.gui.dataset_panel import FEW_CELLS, DatasetPanel
+from segview.gui.dataset_panel import CELL_FLUSH_MS, FEW_CELLS, DatasetPanel
 
 
 def panel_with(n: int, qtbot) -> DatasetPanel:
@@ -30,9 +30,11 @@ def check_clear(panel: DatasetPanel, ids: list[str]) -> list:
     for sid in ids:
         model.set_result(sid, "pelt", "3 cp", 3.0)
         model.set_result(sid, "binseg", "2 cp", 2.0)
+    model.flush()
     changes: list = []
     model.dataChanged.connect(lambda a, b, roles=(): changes.append((a, b)))
     model.clear_method("pelt")
+    model.flush()  # (the views hear within CELL_FLUSH_MS; see the test below)
     col = 4  # after Series, n, Label, Ref
     for sid in ids:
         index = model.index_of(sid, col)
@@ -65,3 +67,58 @@ def test_roles_the_table_does_not_use_are_none(qtbot):
     for role in (Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.BackgroundRole,
                  Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.SizeHintRole):
         assert model.data(index, role) is None
+
+
+def test_a_drag_is_announced_once_per_flush_and_by_itself(qtbot):
+    """Clear and refill of the same cell (a slider move) within the flush window reach the views
+    as one change, on their own after at most CELL_FLUSH_MS; an unchanged result is no change."""
+    panel = panel_with(10, qtbot)
+    model = panel.model
+    model.set_result("s003", "pelt", "3 cp", 3.0)
+    model.flush()
+    changes: list = []
+    model.dataChanged.connect(lambda a, b, roles=(): changes.append((a, b)))
+    model.clear_method("pelt")
+    model.set_result("s003", "pelt", "4 cp", 4.0)
+    assert changes == []  # not yet: coalesced
+    with qtbot.waitSignal(model.dataChanged, timeout=20 * CELL_FLUSH_MS):
+        pass
+    assert len(changes) == 1 and covered(changes, model.index_of("s003", 4))
+    changes.clear()
+    model.set_result("s003", "pelt", "4 cp", 4.0)
+    model.flush()
+    assert changes == []
+
+
+def test_a_new_dataset_drops_pending_announcements(qtbot):
+    panel = panel_with(10, qtbot)
+    model = panel.model
+    model.set_result("s003", "pelt", "3 cp", 3.0)
+    model.set_dataset([Series(np.arange(50.0), id="other")], {})
+    changes: list = []
+    model.dataChanged.connect(lambda a, b, roles=(): changes.append((a, b)))
+    model.flush()
+    assert changes == []
+
+
+def test_the_header_is_announced_only_when_its_mark_comes_or_goes(qtbot):
+    """The header shows a mark for changed parameters (the values are in its tooltip): a new
+    value of an already changed parameter must not re-lay out the tree (it did on every move)."""
+    panel = panel_with(10, qtbot)
+    model = panel.model
+    heard: list = []
+    model.headerDataChanged.connect(lambda o, a, b: heard.append((a, b)))
+    model.set_method_note("pelt", "penalty=3")
+    with qtbot.waitSignal(model.headerDataChanged, timeout=20 * CELL_FLUSH_MS):
+        pass
+    assert heard == [(4, 4)] and model.headerData(4, Qt.Orientation.Horizontal).endswith("\u2022")
+    for value in (4, 5, 6):
+        model.set_method_note("pelt", f"penalty={value}")
+    model.flush()
+    assert heard == [(4, 4)]
+    assert "penalty=6" in model.headerData(4, Qt.Orientation.Horizontal,
+                                           Qt.ItemDataRole.ToolTipRole)
+    model.set_method_note("pelt", "")
+    model.flush()
+    assert heard == [(4, 4), (4, 4)] and not model.headerData(4, Qt.Orientation.Horizontal
+                                                              ).endswith("\u2022")
