@@ -58,9 +58,34 @@ def _split_reference(x, min_size, trunc):
 def test_split_search_is_the_energy_statistic(trunc):
     rng = np.random.default_rng(2)
     x = np.concatenate([rng.normal(0, 1, 25), rng.normal(2, 1, 20)])
-    loc, v = ek.split_segment(x[:, None], 0, x.size, 5, 1.0, trunc)
+    loc, v = ek.split_segment(x[:, None], 0, x.size, 5, 1.0, trunc, True)
     arg, best = _split_reference(x, 5, trunc)
     assert loc == arg and v == pytest.approx(best, rel=1e-12)
+
+
+@pytest.mark.parametrize("trunc", [True, False])
+def test_absolute_differences_have_the_bits_of_r_distances(trunc):
+    # |x_a - x_b| for sqrt((x_a - x_b)^2): same statistic bits and same permutation counts
+    rng = np.random.default_rng(7)
+    X = as_matrix(np.concatenate([rng.normal(0, 1, 70), rng.standard_t(2, 61)]), "zscore")
+    assert ek.flat_ok(X, 1.0)
+    assert ek.split_segment(X, 0, 131, 9, 1.0, trunc, True) == ek.split_segment(
+        X, 0, 131, 9, 1.0, trunc, False)
+    bounds = np.array([0, 131], dtype=np.int64)
+    _, obs = ek.split_segment(X, 0, 131, 9, 1.0, trunc, True)
+    counts = [ek.perm_test(X, bounds, 9, 1.0, trunc, obs * 0.7, 30, E._rr.seed_state(3), True, f)
+              for f in (True, False)]
+    assert counts[0] == counts[1] > 0
+
+
+def test_flat_distances_only_where_squares_stay_normal():
+    x = np.array([[0.0], [1.0], [2.0]])
+    assert ek.flat_ok(x, 1.0)
+    assert not ek.flat_ok(x, 1.5)  # distances ^ alpha
+    assert not ek.flat_ok(np.hstack([x, x]), 1.0)  # several columns
+    assert not ek.flat_ok(np.array([[0.0], [1e-200], [1.0]]), 1.0)  # a square would underflow
+    assert not ek.flat_ok(np.array([[-1e300], [1e300]]), 1.0)  # a square would overflow
+    assert ek.flat_ok(np.array([[5.0], [5.0], [5.0]]), 1.0)  # no nonzero difference
 
 
 def test_strengths_are_the_p_values_of_the_accepting_tests():

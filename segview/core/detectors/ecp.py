@@ -63,13 +63,14 @@ def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_
     order: list[int] = []
     pvals: list[float] = []
     stats: list[float] = []
+    flat = _ek.flat_ok(X, float(alpha))
     k = n
     while k > 0:
         bounds = sorted(changes)
         best_loc, best, ii = -1, -math.inf, -1
         for a, b in zip(bounds[:-1], bounds[1:]):
             if a not in cache:
-                cache[a] = _ek.split_segment(X, a, b, int(min_size), float(alpha), trunc)
+                cache[a] = _ek.split_segment(X, a, b, int(min_size), float(alpha), trunc, flat)
             loc, v = cache[a]
             if v > best:
                 best_loc, best, ii = loc, v, a
@@ -79,7 +80,7 @@ def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_
         if ctx is not None:
             ctx.check()
         over = _ek.perm_test(X, np.asarray(bounds, dtype=np.int64), int(min_size), float(alpha),
-                             trunc, float(best), int(R), st, rejection)
+                             trunc, float(best), int(R), st, rejection, flat)
         p = (1 + over) / (R + 1)
         pvals.append(p)
         stats.append(float(best))
