@@ -72,10 +72,10 @@ def _visit(t1, t2, a_term, B, AB, trunc, best, best_t):  # pragma: no cover (com
 
 
 @njit(nogil=True, cache=True)
-def _sums4(X, p, lo, hi, alpha, flat):  # pragma: no cover (compiled)
-    """``s_k = sum_{c in [lo, hi + k)} d(p + k, c)`` for k = 0..3, each summed in ascending ``c``
-    (R's order) and the four advanced together (four running sums at once, none waiting on its
-    last addition)."""
+def _sums4(X, p, lo, hi, alpha, flat, grow):  # pragma: no cover (compiled)
+    """``s_k = sum_{c in [lo, hi + k)} d(p + k, c)`` for k = 0..3 (``grow``; otherwise every range
+    is ``[lo, hi)``), each summed in ascending ``c`` (R's order) and the four advanced together
+    (four running sums at once, none waiting on its last addition)."""
     s0 = 0.0
     s1 = 0.0
     s2 = 0.0
@@ -85,27 +85,13 @@ def _sums4(X, p, lo, hi, alpha, flat):  # pragma: no cover (compiled)
         s1 += _d(X, p + 1, c, alpha, flat)
         s2 += _d(X, p + 2, c, alpha, flat)
         s3 += _d(X, p + 3, c, alpha, flat)
-    s1 += _d(X, p + 1, hi, alpha, flat)
-    s2 += _d(X, p + 2, hi, alpha, flat)
-    s2 += _d(X, p + 2, hi + 1, alpha, flat)
-    s3 += _d(X, p + 3, hi, alpha, flat)
-    s3 += _d(X, p + 3, hi + 1, alpha, flat)
-    s3 += _d(X, p + 3, hi + 2, alpha, flat)
-    return s0, s1, s2, s3
-
-
-@njit(nogil=True, cache=True)
-def _same4(X, p, lo, hi, alpha, flat):  # pragma: no cover (compiled)
-    """``s_k = sum_{c in [lo, hi)} d(p + k, c)`` for k = 0..3, as :func:`_sums4`."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    for c in range(lo, hi):
-        s0 += _d(X, p, c, alpha, flat)
-        s1 += _d(X, p + 1, c, alpha, flat)
-        s2 += _d(X, p + 2, c, alpha, flat)
-        s3 += _d(X, p + 3, c, alpha, flat)
+    if grow:
+        s1 += _d(X, p + 1, hi, alpha, flat)
+        s2 += _d(X, p + 2, hi, alpha, flat)
+        s2 += _d(X, p + 2, hi + 1, alpha, flat)
+        s3 += _d(X, p + 3, hi, alpha, flat)
+        s3 += _d(X, p + 3, hi + 1, alpha, flat)
+        s3 += _d(X, p + 3, hi + 2, alpha, flat)
     return s0, s1, s2, s3
 
 
@@ -245,8 +231,8 @@ def _scan(X, m, min_size, alpha, trunc, B, AB, decide, stop, rinv, q, fk, flat, 
     while t2 <= m:
         k = min(4, m + 1 - t2)
         if k == 4:
-            sb[0], sb[1], sb[2], sb[3] = _sums4(X, t2 - 1, t1, t2 - 1, alpha, flat)
-            sab[0], sab[1], sab[2], sab[3] = _same4(X, t2 - 1, 0, t1, alpha, flat)
+            sb[0], sb[1], sb[2], sb[3] = _sums4(X, t2 - 1, t1, t2 - 1, alpha, flat, True)
+            sab[0], sab[1], sab[2], sab[3] = _sums4(X, t2 - 1, 0, t1, alpha, flat, False)
         else:
             for j in range(k):
                 sb[j] = _sum1(X, t2 - 1 + j, t1, t2 - 1 + j, alpha, flat)
@@ -269,7 +255,7 @@ def _scan(X, m, min_size, alpha, trunc, B, AB, decide, stop, rinv, q, fk, flat, 
         k = min(4, m - ms - t1 + 1)
         p = t1 - 1
         if k == 4:
-            adds[0], adds[1], adds[2], adds[3] = _sums4(X, p, 0, p, alpha, flat)
+            adds[0], adds[1], adds[2], adds[3] = _sums4(X, p, 0, p, alpha, flat, True)
         else:
             for j in range(k):
                 adds[j] = _sum1(X, p + j, 0, p + j, alpha, flat)
@@ -335,10 +321,13 @@ def split_segment(X, start, end, min_size, alpha, trunc, flat):  # pragma: no co
 
 
 @njit(nogil=True, cache=True)
-def perm_test(X, bounds, min_size, alpha, trunc, obs, R, st, rejection, flat):  # pragma: no cover
-    """Number of the R permutations whose best split statistic reaches ``obs``. ``bounds``: sorted
-    cluster boundaries ``[0, ..., n]``; ``st``: R's generator state, advanced in place; ``flat``:
-    :func:`flat_ok` of ``X``."""
+def perm_test(X, bounds, min_size, alpha, trunc, obs, R, st, rejection, flat,
+              stop_at):  # pragma: no cover (compiled)
+    """``(over, done)``: the number of permutations whose best split statistic reaches ``obs``, of
+    the ``done`` drawn: all R, unless ``over`` reaches ``stop_at`` first (the test's answer is then
+    fixed; pass ``stop_at > R`` for R's full count). ``bounds``: sorted cluster boundaries
+    ``[0, ..., n]``; ``st``: R's generator state, advanced in place; ``flat``: :func:`flat_ok` of
+    ``X``."""
     n = X.shape[0]
     Xp = np.empty_like(X)
     pool = np.empty(n, dtype=np.int64)
@@ -349,7 +338,9 @@ def perm_test(X, bounds, min_size, alpha, trunc, obs, R, st, rejection, flat):  
     P = np.zeros((4, n + 1))
     K = bounds.size - 1
     over = 0
-    for _ in range(R):
+    done = 0
+    while done < R and over < stop_at:
+        done += 1
         for c in range(K):
             a = bounds[c]
             m = bounds[c + 1] - a
@@ -365,4 +356,4 @@ def perm_test(X, bounds, min_size, alpha, trunc, obs, R, st, rejection, flat):  
             if t == -2:
                 over += 1
                 break
-    return over
+    return over, done
