@@ -70,3 +70,18 @@ def test_is_detects_default_change_point_method():
     # not ticked in a fresh explorer until it beats the published best out of sample
     # (docs/defaults.md: leave-one-out F1 0.721 against binseg's 0.728)
     assert not spec.enabled_by_default
+
+
+def test_members_do_not_follow_other_detectors_defaults():
+    """Every parameter of a member is pinned in auto (or comes from the member's frozen
+    ``tcpdbench`` preset), so a change of binseg's or pelt's defaults cannot change auto's results
+    without auto's own version bump."""
+    from segview.core import registry
+    from segview.core.detectors.auto import _FROM_TCPDBENCH
+    for label, detector, pinned in MEMBERS:
+        spec = registry.get(detector)
+        fixed = set(pinned)
+        if detector in _FROM_TCPDBENCH:
+            fixed |= set(next(p for p in spec.presets if p.name == "tcpdbench").values)
+        names = {p.name for p in spec.params}
+        assert fixed == names, (label, sorted(names - fixed))
