@@ -112,3 +112,18 @@ def test_a_votes_or_window_change_reuses_the_members_and_matches_a_fresh_run():
             cps, support = _reference(y, votes, window)
             assert list(fresh.change_points) == [c for c in cps if 0 < c < y.size]
             assert fresh.stats["support"] == [s for c, s in zip(cps, support) if 0 < c < y.size]
+
+
+def test_members_do_not_follow_other_detectors_defaults():
+    """Every parameter of a member is pinned in auto (or comes from the member's frozen
+    ``tcpdbench`` preset), so a change of binseg's or pelt's defaults cannot change auto's results
+    without auto's own version bump."""
+    from segview.core import registry
+    from segview.core.detectors.auto import _FROM_TCPDBENCH
+    for label, detector, pinned in MEMBERS:
+        spec = registry.get(detector)
+        fixed = set(pinned)
+        if detector in _FROM_TCPDBENCH:
+            fixed |= set(next(p for p in spec.presets if p.name == "tcpdbench").values)
+        names = {p.name for p in spec.params}
+        assert fixed == names, (label, sorted(names - fixed))

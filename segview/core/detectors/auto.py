@@ -55,10 +55,16 @@ from ..result import DetectionResult
 
 #: (label, detector, pinned parameters) of the five members.
 MEMBERS: tuple[tuple[str, str, Mapping[str, Any]], ...] = (
-    ("binseg", "binseg", {"scale": "zscore", "cost": "l2", "penalty": "mbic"}),
-    ("binseg normal", "binseg", {"scale": "zscore", "cost": "normal", "penalty": "mbic"}),
+    # every binseg parameter is pinned (binseg's defaults may change; auto must not follow them
+    # silently): min_size 1 and 2 are what binseg's automatic minimum gives for each cost
+    ("binseg", "binseg", {"scale": "zscore", "cost": "l2", "penalty": "mbic", "min_size": 1,
+                          "var_offset": 0.0, "noise_scale": False, "n_bkps": None,
+                          "max_bkps": None, "rule": "segview"}),
+    ("binseg normal", "binseg", {"scale": "zscore", "cost": "normal", "penalty": "mbic",
+                                 "min_size": 2, "var_offset": 0.0, "noise_scale": False,
+                                 "n_bkps": None, "max_bkps": None, "rule": "segview"}),
     ("amoc", "amoc", {}),
-    ("bocpd", "bocpd", {}),
+    ("bocpd", "bocpd", {"strength_lag": 10}),  # the one parameter its preset leaves open
     ("cpnp", "cpnp", {}),
 )
 #: members whose pinned parameters start from their ``tcpdbench`` preset
