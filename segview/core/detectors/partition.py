@@ -561,7 +561,8 @@ OP = register(DetectorSpec(
                 "MBIC with the l2 cost (the default) search auto prunes candidates that are "
                 "proved never to win again (bitwise the full programme, near-linear: about 0.2 s "
                 "at 1e5 and 8 s at 1e6 points); other MBIC settings run the full O(n^2) "
-                "programme. Known limits: L2 cuts isolated spikes longer than the minimum segment "
+                "programme, as do constant penalties with a minimum segment above 1 (FPOP needs "
+                "1). Known limits: L2 cuts isolated spikes longer than the minimum segment "
                 "out as segments (rfpop does not).",
 ))
 
