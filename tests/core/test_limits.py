@@ -54,9 +54,10 @@ def test_memory_and_time_estimates_name_the_parameter():
     assert _warn("op", 1_000_000, min_size=1) is None  # version 2's default: the same search
     assert "quadratic" in _warn("cpssd", 100_000)  # CROPS' PELT runs: over a minute past 3e4
     assert _warn("op", 1_000_000, penalty="bic", min_size=1) is None  # auto search picks FPOP
-    # FPOP needs min_size 1: with version 3's default minimum segment (5) a constant penalty runs
-    # the full programme, and the run is warned about first
-    assert "quadratic" in _warn("op", 1_000_000, penalty="bic")
+    # FPOP needs min_size 1: with version 3's default minimum segment (5) a constant penalty takes
+    # the pruned search (near-linear, no warning); the full programme is still warned about
+    assert _warn("op", 1_000_000, penalty="bic") is None
+    assert "quadratic" in _warn("op", 1_000_000, penalty="bic", search="dp")
     assert "replications" in _warn("fisher", 1_000_000, critical="simulate")
 
 

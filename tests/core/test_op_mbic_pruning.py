@@ -145,7 +145,7 @@ def test_a_failing_pruned_kernel_falls_back_to_the_dp_with_a_note(monkeypatch):
     F, last = _dp(y)
     assert np.array_equal(part.F, F) and np.array_equal(part.last, last)
     assert part.search == "dp"
-    assert any("pruned MBIC kernel" in note for note in part.notes), part.notes
+    assert any("pruned kernel" in note for note in part.notes), part.notes
 
 
 def test_search_dp_still_runs_the_plain_programme_and_other_costs_are_untouched():
@@ -154,3 +154,33 @@ def test_search_dp_still_runs_the_plain_programme_and_other_costs_are_untouched(
     assert optimal_partition(y, "normal", "mbic", 2, search="auto").search == "dp"
     assert optimal_partition(y, "l2", "mbic", 3, search="auto").search == "pruned"
     assert segview.detect(y, "op").stats["search"] == "pruned"
+
+
+def _dp_constant(y: np.ndarray, beta: float, m: int, tie_last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The plain recursion under a constant penalty (no length terms), every candidate."""
+    n = y.size
+    S, Q = _costs.prefix_sums(y)
+    F = np.empty(n + 1)
+    last = np.full(n + 1, -1, dtype=np.int64)
+    F[0] = -beta
+    pk.op_advance(S, Q, F, last, 1, n + 1, beta, m, _costs.L2, 0.0, False, tie_last)
+    return F, last
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_constant_penalties_with_a_minimum_segment_are_pruned_bitwise(seed):
+    """FPOP handles min_size 1 only; above it op's search=auto takes the same pruned search with
+    the length terms at zero (op's default min_size is 5 since version 3, so penalty=bic or a
+    number would otherwise run the quadratic programme)."""
+    y = _kinds(seed)
+    m = 1 + seed % 7
+    tie = "last" if seed % 5 == 0 else "first"
+    for penalty in ("bic", 0.5, 12.0):
+        part = optimal_partition(y, "l2", penalty, m, tie=tie, search="auto")
+        beta, mbic = _costs.resolve_penalty(penalty, y.size, "l2")
+        assert not mbic
+        F, last = _dp_constant(y, beta, m, tie == "last")
+        if m > 1:
+            assert part.search == "pruned", part
+        assert np.array_equal(part.F, F), (penalty, np.flatnonzero(part.F != F)[:5])
+        assert np.array_equal(part.last, last), (penalty, np.flatnonzero(part.last != last)[:5])

@@ -142,9 +142,14 @@ def op_mbic_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[n
                     left: NDArray[np.float64], right: NDArray[np.float64],
                     keep: NDArray[np.bool_], lg: NDArray[np.float64], t_from: int,
                     t_to: int, n: int, beta: float, tol: float, slack: float,
-                    tie_last: bool, m: int = 1) -> None:
+                    tie_last: bool, m: int = 1, mbic: bool = True) -> None:
     """OP under MBIC (l2, minimum segment ``m``) for ``t in [t_from, t_to)`` with exact
     functional pruning.
+
+    ``mbic=False`` with ``lg`` all zeros is OP under a constant penalty: the length terms are gone,
+    the bounds above hold with a zero gap (FPOP's own argument), and survivors are evaluated with
+    the constant-penalty segment cost, as :func:`._partition_kernels.op_advance` does with
+    ``mbic=False`` (used where FPOP cannot run: a minimum segment above 1).
 
     ``cand[:state[0]]`` holds the live candidates in ascending order; ``state[1]`` is the list
     length that triggers the next pruning sweep. The caller sets ``F[0] = -beta``, ``cand[0] = 0``,
@@ -184,7 +189,7 @@ def op_mbic_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[n
         arg = -1
         for i in range(k):
             tau = cand[i]
-            v = F[tau] + segment_cost(S, Q, tau, t, _L2, 0.0, True)
+            v = F[tau] + segment_cost(S, Q, tau, t, _L2, 0.0, mbic)
             if v < best or (tie_last and v == best):
                 best = v
                 arg = tau

@@ -181,18 +181,19 @@ def optimal_partition(y: NDArray[np.float64], cost: str = "l2", penalty: float |
                                                         np.ascontiguousarray(sums[1], np.float64))
     if pruning:
         _run_pelt(S, Q, F, last, n, args, ctx)
-    elif search == "auto" and mbic and cost == "l2":
+    elif search == "auto" and cost == "l2":
+        # MBIC, or a constant penalty FPOP refused (a minimum segment above 1, threads)
         def pruned() -> int:
-            _run_op_mbic(S, Q, F, last, n, beta, tie == "last", ctx, m)
+            _run_op_mbic(S, Q, F, last, n, beta, tie == "last", ctx, m, mbic)
             return 1
 
         used, note = fast_or_plain(
             pruned, lambda: _run_op_serial(S, Q, F, last, n, args, block, ctx),
-            "OP's pruned MBIC kernel")
+            "OP's pruned kernel")
         ctx.progress(1.0, method)
         notes = () if note is None else (note,)
         if threads > 1:
-            notes += (f"threads={threads} unused: the pruned MBIC search runs in one thread, far "
+            notes += (f"threads={threads} unused: the pruned search runs in one thread, far "
                       "faster than the threaded full programme (search=dp uses the threads)",)
         return Partition(_pk.backtrack(last, n), F, last, beta, mbic, used,
                          "dp" if note else "pruned", notes=notes)
@@ -255,10 +256,11 @@ def _run_chunks(step: Callable[[int, int], None], n: int, block: int, ctx: RunCo
 
 def _run_op_mbic(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.float64],
                  last: NDArray[np.int64], n: int, beta: float, tie_last: bool,
-                 ctx: RunContext, m: int = 1) -> None:
+                 ctx: RunContext, m: int = 1, mbic: bool = True) -> None:
     """OP under MBIC (l2, minimum segment ``m``) with exact functional pruning (:mod:`._mbic_kernels`):
     bitwise the ``F`` and ``last`` of the dynamic programme, in near-linear time on series with
-    changes or plain noise."""
+    changes or plain noise. ``mbic=False``: the same search under a constant penalty (no length
+    terms), for minimum segments FPOP does not handle."""
     from ._mbic_kernels import op_mbic_advance
 
     cand = np.zeros(n + 1, dtype=np.int64)
@@ -266,15 +268,18 @@ def _run_op_mbic(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[np.f
     right = np.empty(n + 1)
     keep = np.empty(n + 1, dtype=np.bool_)
     state = np.array([1, 16], dtype=np.int64)
-    with np.errstate(divide="ignore"):
-        lg = np.log(np.arange(n + 1, dtype=np.float64))
+    if mbic:
+        with np.errstate(divide="ignore"):
+            lg = np.log(np.arange(n + 1, dtype=np.float64))
+    else:
+        lg = np.zeros(n + 1)
     # a margin far above the rounding of any F value, so a pruned candidate is worse beyond doubt
     tol = 1e-9 * (1.0 + abs(float(Q[n])) + float(np.abs(S).max()) + n * (beta + math.log(n + 1)))
     t = 1
     while t <= n:
         t_to = min(n + 1, t + _PELT_STEPS_PER_CALL)
         op_mbic_advance(S, Q, F, last, cand, state, left, right, keep, lg, t, t_to, n, beta, tol,
-                        1e-7, tie_last, m)
+                        1e-7, tie_last, m, mbic)
         t = t_to
         ctx.progress(t / (n + 1))
 
@@ -519,9 +524,9 @@ def op_cost(n: int, p: Params) -> Cost:
         if fpop_refusal(p.get("cost", "l2"), p.get("min_size"), p.get("penalty", "mbic"),
                         int(p.get("threads", 1))) is None:
             return near_linear  # auto picks FPOP here
-        if (p.get("cost", "l2") == "l2"
-                and str(p.get("penalty", "mbic")).strip().lower() == "mbic"):
-            # the pruned MBIC search (_mbic_kernels): a few hundred candidates per step at 1e6
+        if p.get("cost", "l2") == "l2":
+            # the pruned search (_mbic_kernels; MBIC or a constant penalty with min_size > 1):
+            # a few hundred candidates per step at 1e6
             return Cost.of_steps(400.0 * n, 64.0 * n)
     work = 0.5 * float(n) * n
     return Cost.of_steps(work, 24.0 * n,
