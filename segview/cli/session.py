@@ -14,7 +14,7 @@ import sys
 
 from ..core import export as ex
 from ..core.annotation.aggregate import RULES, TIE_POLICIES
-from ..core.annotation.session import AnnotationSession
+from ..core.annotation.session import AnnotationSession, check_judge_names
 from ..core.annotation.store import PROTOCOLS, Store
 from ..core.annotation.tables import write_ground_truth_csv, write_judgments_csv
 from ..core.errors import InputError
@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--no-values", action="store_true",
                    help="do not copy the series values into the database (hashes only)")
     c.add_argument("--judge", action="append", default=[],
-                   help="add a judge (repeatable); judges can also be added from the GUI")
+                   help="add a judge (repeatable); the GUI's session dialog takes the same list "
+                        "(Judges: a, b, c), and a judge can also join later by name")
     c.add_argument("--adjudicator", action="append", default=[], help="add an adjudicator")
     c.add_argument("--judges-per-series", "-k", type=int, default=None, metavar="K",
                    help="assign each series to exactly K of the --judge judges (balanced, "
@@ -132,12 +133,7 @@ def _open_store(args: argparse.Namespace) -> Store:
 
 
 def _create(store: Store, args: argparse.Namespace) -> int:
-    from ..core.annotation.store import MAX_NAME, check_text, shown
-
-    for name in [*args.judge, *args.adjudicator]:  # before the session is written
-        if not name.strip():
-            raise InputError("--judge", "a judge name is empty")
-        check_text(name, f"judge name {shown(name)}", MAX_NAME)
+    check_judge_names([*args.judge, *args.adjudicator], "--judge")  # before the session is written
     ds = load_series(args, args.data, fill_missing=args.fill_missing)
     for problem in ds.problems:
         print(f"segview: warning: skipped {problem}", file=sys.stderr)
@@ -148,10 +144,8 @@ def _create(store: Store, args: argparse.Namespace) -> int:
                 "tie": args.tie, "blind": not args.no_blind, "calibration": args.calibration}
     s = AnnotationSession.create(store, args.name, ds, protocol=args.protocol, settings=settings,
                                  store_values=not args.no_values)
-    for name in args.judge:
-        s.judge(name, create=True)
-    for name in args.adjudicator:
-        s.judge(name, create=True, role="adjudicator")
+    s.add_judges(args.judge)  # as the session dialog's "Judges" list
+    s.add_judges(args.adjudicator, role="adjudicator")
     print(f"session {s.name!r}: {len(s.items())} series, protocol {s.protocol}, "
           f"{len(s.judges())} judge(s)")
     if args.judges_per_series is not None:

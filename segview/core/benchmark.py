@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .errors import InputError
@@ -96,8 +97,8 @@ def execution(values: ArrayLike, *, benchmark: str, index: int, harness: str, un
             UNIT: unit, DIRECTION: direction, WARMUP: int(warmup)}
     if params:
         meta[PARAMS] = dict(params)
-    if checked and x is None:
-        s = Series._checked(values, str(sid), meta)  # type: ignore[arg-type]
+    if checked and x is None and isinstance(values, np.ndarray):
+        s = Series._checked(values, str(sid), meta)
     else:
         s = Series(values, x, sid, meta)
     if not 0 <= int(warmup) <= len(s):

@@ -9,18 +9,31 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from .errors import Cancelled
 
 ProgressCallback = Callable[[float, str], None]
 
 
+class CancelFlag(Protocol):
+    """What a RunContext needs of its cancel event: :class:`threading.Event`, or a flag another
+    process sets (``workers.runner.SharedFlag``)."""
+
+    def is_set(self) -> bool: ...
+
+    def set(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
 @dataclass
 class RunContext:
     """Cancellation token, progress sink and holder of a detector's cached ``prepare`` output."""
 
-    cancel_event: threading.Event = field(default_factory=threading.Event)
+    cancel_event: CancelFlag = field(default_factory=threading.Event)
     on_progress: ProgressCallback | None = None
     prepared: object | None = None
     min_interval: float = 0.1

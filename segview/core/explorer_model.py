@@ -11,13 +11,17 @@ that renders it. The explorer does the same: :class:`ExplorerModel` owns
   series, method, parameters): a result counts only while its token still matches;
 - the **evaluation overlay** (truth and predicted onsets), tied to the generation it was made on;
 - the **jobs in flight** (one token per lane ``(series id, method)``) and the "run on all series"
-  batch.
+  batch;
+- the **warm-up analyses** of the Warm-up panel, keyed by :data:`WarmupKey` (benchmark, rule,
+  delta, delta mode) and stored with the :class:`WarmupToken` (dataset generation and key) that
+  asked for them, the key the panel is about and the analysis in flight.
 
 Changing the dataset, the series, a method's parameters or its tick forgets the tokens that no
 longer apply and reports them through :attr:`ExplorerModel.jobs_cancelled`, so the view cancels
 the work; an answer that comes back anyway is dropped because no live token matches it
 (:meth:`ExplorerModel.finish_job`). Two datasets with the same series ids therefore never mix:
-their generations differ.
+their generations differ. The same holds for the warm-up analyses: a benchmark of the same name in
+the next dataset has the same key, but its token's generation differs.
 
 The views (plots, lanes, tables, panels in ``segview.gui``) render this model and send intents;
 they subscribe to its events, plain callbacks (:class:`Event`), never Qt signals.
@@ -37,6 +41,7 @@ from .model import Series
 from .params import Params
 
 Lane = tuple[str, str]  # (series id, method name)
+WarmupKey = tuple[str, str, float, str]  # (benchmark name, rule, delta, delta mode)
 
 
 class Event:
@@ -72,6 +77,14 @@ class JobToken:
 
 
 @dataclass(frozen=True)
+class WarmupToken:
+    """A warm-up analysis asked for: its key on the dataset of ``generation``."""
+
+    generation: int
+    key: WarmupKey
+
+
+@dataclass(frozen=True)
 class EvaluationOverlay:
     """An evaluation's truth and predicted onsets, for the dataset of ``generation`` only."""
 
@@ -97,16 +110,34 @@ class _Results(Mapping[Lane, Any]):
         return len(self._data)
 
 
+class _Warmups(Mapping[WarmupKey, Any]):
+    """Read-only view of the stored warm-up analyses, by key."""
+
+    def __init__(self, data: dict[WarmupKey, tuple[WarmupToken, Any]]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: WarmupKey) -> Any:
+        return self._data[key][1]
+
+    def __iter__(self) -> Iterator[WarmupKey]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
 class ExplorerModel:
     """The explorer's state and its rules (see the module docstring).
 
     Events (callbacks' arguments in brackets): ``dataset_changed()``, ``series_changed(sid |
     None)``, ``benchmark_changed(benchmark | None)``, ``params_changed(method)``,
     ``enabled_changed(method, on)``, ``result_added(token, result)``, ``status_changed(method)``,
-    ``jobs_cancelled(list[JobToken])``, ``overlay_changed()``.
+    ``jobs_cancelled(list[JobToken])``, ``overlay_changed()``, ``warmup_added(key, result)``,
+    ``warmup_cancelled(WarmupToken)``.
     """
 
     RUNNING = "running\u2026"
+    MAX_WARMUPS = 64  # warm-up analyses kept; the oldest go first
 
     def __init__(self, params: Mapping[str, Params] | None = None,
                  enabled: Iterable[str] = ()) -> None:
@@ -125,6 +156,10 @@ class ExplorerModel:
         self.jobs: dict[Lane, JobToken] = {}
         self.batch: int | None = None  # the generation a running batch belongs to
         self.overlay: EvaluationOverlay | None = None
+        self.warmup_key: WarmupKey | None = None  # what the Warm-up panel is about
+        self.warmup_job: WarmupToken | None = None  # its analysis in flight
+        self._warmups: dict[WarmupKey, tuple[WarmupToken, Any]] = {}  # oldest first
+        self.warmup_results: Mapping[WarmupKey, Any] = _Warmups(self._warmups)
         self.dataset_changed = Event()
         self.series_changed = Event()
         self.benchmark_changed = Event()
@@ -134,13 +169,18 @@ class ExplorerModel:
         self.status_changed = Event()
         self.jobs_cancelled = Event()
         self.overlay_changed = Event()
+        self.warmup_added = Event()
+        self.warmup_cancelled = Event()
 
     # ------------------------------------------------------------------ dataset and selection
     def set_dataset(self, series: Iterable[Series], labels: Mapping[str, Any] | None = None,
                     annotations: Mapping[str, dict[str, list[int]]] | None = None) -> None:
-        """A new dataset: a new generation; every job, result, status and overlay of the old
-        one is forgotten (the jobs reported through ``jobs_cancelled``)."""
+        """A new dataset: a new generation; every job, result, status, overlay and warm-up
+        analysis of the old one is forgotten (the jobs reported through ``jobs_cancelled``, the
+        warm-up analysis in flight through ``warmup_cancelled``)."""
         self.generation += 1
+        self._warmups.clear()
+        self.select_warmup(None)
         dropped = list(self.jobs.values())
         self.jobs.clear()
         self.batch = None
@@ -333,3 +373,56 @@ class ExplorerModel:
         if ov is None or ov.generation != self.generation or series_id not in ov.truth:
             return None
         return ov
+
+    # ------------------------------------------------------------------ warm-up analyses
+    def select_warmup(self, key: WarmupKey | None) -> bool:
+        """The Warm-up panel is now about ``key`` (None: nothing); an analysis in flight for
+        another key is dropped (``warmup_cancelled``). False when the panel already was about
+        ``key`` and has no stored analysis of it: it is under way (or failed), nothing to do."""
+        if key is not None and key == self.warmup_key and self.warmup_result(key) is None:
+            return False
+        self.warmup_key = key
+        job = self.warmup_job
+        if job is not None and job.key != key:
+            self.warmup_job = None
+            self.warmup_cancelled.emit(job)
+        return True
+
+    def begin_warmup(self) -> WarmupToken:
+        """Record an analysis of :attr:`warmup_key` on this dataset: the token to give the
+        job, and to hand back with its answer (:meth:`finish_warmup`)."""
+        if self.warmup_key is None:
+            raise ValueError("no warm-up key selected (select_warmup first)")
+        self.warmup_job = WarmupToken(self.generation, self.warmup_key)
+        return self.warmup_job
+
+    def warmup_result(self, key: WarmupKey) -> Any:
+        """The stored analysis of ``key`` on this dataset, else None."""
+        entry = self._warmups.get(key)
+        if entry is None or entry[0].generation != self.generation:
+            return None
+        return entry[1]
+
+    def finish_warmup(self, token: WarmupToken, result: Any) -> bool:
+        """An analysis' answer: stored (the oldest beyond :attr:`MAX_WARMUPS` go) and
+        reported through ``warmup_added`` when ``token`` was asked for on this dataset;
+        otherwise dropped (False). The view shows it when its key is :attr:`warmup_key`."""
+        if token.generation != self.generation:
+            return False
+        if self.warmup_job == token:
+            self.warmup_job = None
+        self._warmups.pop(token.key, None)
+        self._warmups[token.key] = (token, result)
+        while len(self._warmups) > self.MAX_WARMUPS:
+            del self._warmups[next(iter(self._warmups))]
+        self.warmup_added.emit(token.key, result)
+        return True
+
+    def fail_warmup(self, token: WarmupToken) -> bool:
+        """An analysis failed: True when it was asked for on this dataset (the failure is
+        about the data shown). Its key stays selected, so it is not asked again at once."""
+        if token.generation != self.generation:
+            return False
+        if self.warmup_job == token:
+            self.warmup_job = None
+        return True

@@ -61,7 +61,7 @@ def judgments_table(session: AnnotationSession) -> list[dict[str, Any]]:
     """Every judge's current label as rows with JUDGMENT_FIELDS (session item order);
     ``change_points`` is a tuple (change-point protocol) or None."""
     order = {it.series_id: k for k, it in enumerate(session.items())}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for j in session.judges():
         for repeat in (0, 1):
             for sid, lab in session.labels(j, repeat=bool(repeat)).items():
@@ -77,13 +77,14 @@ def labels_table(session: AnnotationSession) -> list[dict[str, Any]]:
     """One row per series with the judges' onsets (or lists) and the aggregated label."""
     judges = [j.name for j in session.judges("judge")]
     per = session.all_labels()
-    rows = []
+    rows: list[dict[str, Any]] = []
     if session.protocol == "change_points":
         consensus = session.consensus_change_points()
         for it in session.items():
             labs = per.get(it.series_id, {})
-            row = {"series_id": it.series_id, "source": it.source,
-                   "change_points": _cps_text(consensus.get(it.series_id)) if labs else None}
+            row: dict[str, Any] = {
+                "series_id": it.series_id, "source": it.source,
+                "change_points": _cps_text(consensus.get(it.series_id)) if labs else None}
             row.update({f"judge_{j}": _cps_text(labs[j].change_points) if j in labs else None
                         for j in judges})
             rows.append(row)
@@ -92,8 +93,7 @@ def labels_table(session: AnnotationSession) -> list[dict[str, Any]]:
     for it in session.items():
         labs = per.get(it.series_id, {})
         g = gts.get(it.series_id, {})
-        row: dict[str, Any] = {"series_id": it.series_id, "source": it.source,
-                               "steady": g.get("steady", "")}
+        row = {"series_id": it.series_id, "source": it.source, "steady": g.get("steady", "")}
         row.update({f"judge_{j}": labs[j].onset if j in labs else None for j in judges})
         row.update({"jagt_index": g.get("reference_index", ""),
                     "jagt_clustered": g.get("clustered", ""), "method": g.get("method", ""),
@@ -220,10 +220,12 @@ def tcpd_annotations(session: AnnotationSession) -> dict[str, dict[str, list[int
         for sid, lab in session.labels(j).items():
             if session.protocol == "change_points":
                 cps = list(lab.change_points or ())
-            elif lab.steady and lab.onset is None:
+            elif not lab.steady:
+                cps = []
+            elif lab.onset is None:
                 continue  # "steady, onset not given" has no TCPD form (kept in judgments.json)
             else:
-                cps = [lab.onset] if lab.steady else []
+                cps = [lab.onset]
             out.setdefault(sid, {})[j.name] = cps
     return out
 
@@ -340,7 +342,7 @@ def relative_sources(sources: dict[str, str]) -> dict[str, str]:
 
 
 def _rows_from_annotations(path: Path, protocol: str) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sid, per in tcpd_json.read_annotations(path, keep_zero=protocol == "steady_state").items():
         for judge, cps in per.items():
             if protocol == "change_points":

@@ -111,7 +111,8 @@ class Series:
         object.__setattr__(self, "metadata", dict(metadata or {}))
 
     @classmethod
-    def _checked(cls, values: NDArray[np.float64], id: str, metadata: dict[str, Any]) -> "Series":
+    def _checked(cls, values: NDArray[np.float64], id: str, metadata: Mapping[str, Any]
+                 ) -> "Series":
         """A univariate series from ``values`` the caller already checked: 1-D, non-empty, finite,
         read-only, C-contiguous float64 (a loader's slice of one validated array). No copy and no
         second pass: a file of a million three-point forks spent most of its load time here in

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .errors import DataFormatError, InputError
 
@@ -50,7 +50,7 @@ class JobLog:
     source: str = ""
 
 
-def clean_jobs(arrival: Sequence[float], start: Sequence[float], end: Sequence[float],
+def clean_jobs(arrival: ArrayLike, start: ArrayLike, end: ArrayLike,
                max_runtime: float = DAY, source: str = "", drop_zero: bool = True) -> JobLog:
     """Drop jobs with a NaN (or, with ``drop_zero``, zero) timestamp or a run time above
     ``max_runtime``; check the order.
@@ -159,7 +159,7 @@ def workload(log: JobLog, step: float, t0: float | None = None, t1: float | None
     hi = float(log.end.max()) if t1 is None else float(t1)
     if hi <= lo:
         raise InputError("workload", f"empty time range {lo:g} to {hi:g}")
-    t = lo + step * np.arange(int(math.floor((hi - lo) / step)) + 1)
+    t = lo + step * np.arange(int(math.floor((hi - lo) / step)) + 1, dtype=np.float64)
     d = log.end - log.start
     oa = np.argsort(log.arrival, kind="stable")
     os_ = np.argsort(log.start, kind="stable")
@@ -206,14 +206,15 @@ def cluster_sites(breakpoints: dict[str, Sequence[float]], cutoff: float
         from scipy.cluster.hierarchy import fcluster, linkage
         labels = fcluster(linkage(x.reshape(-1, 1), method="centroid"), t=cutoff,
                           criterion="distance")
-    out = []
+    out: list[tuple[float, dict[str, object]]] = []   # (position, cluster)
     for lab in np.unique(labels):
         idx = np.flatnonzero(labels == lab)
         members = x[idx]
-        out.append({"position": float(np.median(members)), "min": float(members.min()),
-                    "max": float(members.max()), "size": int(idx.size),
-                    "sites": sorted({owner[i] for i in idx})})
-    return sorted(out, key=lambda c: c["position"])
+        position = float(np.median(members))
+        out.append((position, {"position": position, "min": float(members.min()),
+                               "max": float(members.max()), "size": int(idx.size),
+                               "sites": sorted({owner[i] for i in idx})}))
+    return [c for _, c in sorted(out, key=lambda pc: pc[0])]
 
 
 # ------------------------------------------------------------------- CE-A-shaped test series

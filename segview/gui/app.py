@@ -79,38 +79,30 @@ def run(paths: list[str], screenshot: str | None = None, fill_missing: str | Non
     if screenshot:
         window.resize(*SCREENSHOT_SIZE)
     window.fill_missing = fill_missing  # TCPD gaps: filled by this named rule, else reported
-    from .interrupts import QuitOnSignals
+    window.show()  # first: a question while opening (the cost of a big file) comes over it
+    opened = window.open_paths(list(paths) if paths else [str(sample_dir())])
     from .jobs import shutdown_shared_processes
 
-    # Ctrl-C / SIGTERM quit like File > Quit (workers stopped, nothing leaked), from here on
-    with QuitOnSignals(window.quit_all, app) as interrupts:
-        try:
-            window.show()  # first: a question while opening (the cost of a big file) is over it
-            opened = window.open_paths(list(paths) if paths else [str(sample_dir())])
-            if interrupts.received:  # during the load or the cost question
-                interrupts.quit()
-            elif screenshot is None:
-                code = int(app.exec())
-            elif not opened:
-                window.close()
-                code = 1
-            else:
-                code = _take_screenshot(app, window, screenshot, interrupts)
-        finally:
-            shutdown_shared_processes()
-    if interrupts.received:
-        print(interrupts.describe(), file=sys.stderr)
-        return int(interrupts.exit_code() or 1)
-    return code
+    from .quit_signals import install as quit_on_signals
+
+    uninstall = quit_on_signals(app)  # kill PID / Ctrl+C close the windows as Ctrl+Q does
+    try:
+        if screenshot is None:
+            return int(app.exec())
+        if not opened:
+            window.close()
+            return 1
+        return _take_screenshot(app, window, screenshot)
+    finally:
+        uninstall()
+        shutdown_shared_processes()
 
 
-def _take_screenshot(app: object, window: object, path: str, interrupts: object = None) -> int:
+def _take_screenshot(app: object, window: object, path: str) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
 
     state = {"code": 1, "done": False}
     loop = QEventLoop()  # a local loop: quitting it leaves the application object usable
-    if interrupts is not None:
-        interrupts.also(loop.quit)  # Ctrl-C / SIGTERM: the window closes and the loop ends
 
     def save() -> None:
         if state["done"]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (QAbstractItemModel, QModelIndex, QPersistentModelIndex,
-                            QSortFilterProxyModel, Qt, Signal)
+                            QSortFilterProxyModel, Qt, QTimer, Signal, Slot)
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from ..core.benchmark import Benchmark, execution_index, group, warmup_count
@@ -24,6 +24,14 @@ FILTER_ROLE = Qt.ItemDataRole.UserRole + 2  # what the search matches: benchmark
 FIXED = ("Series", "n", "Label", "Ref")
 NONE_SORT = float("inf")  # "never steady" / missing sorts last
 TOP = 0  # internal id of a top-level row; a child row's is its parent's row + 1
+#: the roles :meth:`SeriesTableModel.data` answers (anything else is None)
+ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+                   Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole, SORT_ROLE, FILTER_ROLE})
+FEW_CELLS = 16  # clear_method notifies cell by cell up to this many, else the whole column
+#: result cells are announced to the views at most this often (ms): a slider drag clears and
+#: refills a cell on every move, and each announcement repaints the tree and re-filters the sort
+#: proxy on the GUI thread, in the way of the overlay the user is watching
+CELL_FLUSH_MS = 100
 
 
 class SeriesTableModel(QAbstractItemModel):
@@ -42,16 +50,31 @@ class SeriesTableModel(QAbstractItemModel):
         self._where: dict[str, tuple[int, int]] = {}  # series id -> (top row, child row or -1)
         self._bench_row: dict[str, int] = {}  # multi-execution benchmark name -> top row
         self.notes: dict[str, str] = {}  # method -> its non-default parameters (header mark)
+        # cells changed since the views last heard: (series id or benchmark name, method, True
+        # for a benchmark's roll-up); methods whose whole column changed
+        self._dirty: set[tuple[str, str, bool]] = set()
+        self._dirty_columns: set[str] = set()
+        self._dirty_headers: set[str] = set()
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(CELL_FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
 
     def set_method_note(self, method: str, note: str) -> None:
         """Mark a method's column as computed with non-default parameters (``note`` lists them;
         "" for the faithful defaults). A column only ever holds results of the current ones."""
-        if self.notes.get(method, "") == note:
+        before = self.notes.get(method, "")
+        if before == note:
             return
         self.notes[method] = note
         col = self._column_of(method)
-        if col is not None:
-            self.headerDataChanged.emit(Qt.Orientation.Horizontal, col, col)
+        # the header shows only whether there is a note (its tooltip, read on hover, shows the
+        # note); a header change re-lays out and repaints the whole tree (tens of ms of GUI-thread
+        # CPU), so it is announced only when the mark comes or goes, with the next flush
+        if col is not None and bool(before) != bool(note):
+            self._dirty_headers.add(method)
+            if not self._flush_timer.isActive():
+                self._flush_timer.start()
 
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow]) -> None:
         self.beginResetModel()
@@ -68,35 +91,87 @@ class SeriesTableModel(QAbstractItemModel):
                     self._where[s.id] = (r, c)
         self._cells.clear()
         self._rollups.clear()
+        self._forget_dirty()
         self.endResetModel()
 
     def set_methods(self, specs: list[DetectorSpec]) -> None:
         self.beginResetModel()
         self.methods = list(specs)
+        self._forget_dirty()
         self.endResetModel()
 
     def set_result(self, series_id: str, method: str, text: str, sort: float) -> None:
+        if self._cells.get((series_id, method)) == (text, sort):
+            return
         self._cells[(series_id, method)] = (text, sort)
-        self._cell_changed(self.index_of(series_id), method)
+        self._mark(series_id, method, False)
 
     def set_rollup(self, benchmark: str, method: str, text: str, sort: float) -> None:
         """The roll-up shown on a multi-execution benchmark's row."""
+        if self._rollups.get((benchmark, method)) == (text, sort):
+            return
         self._rollups[(benchmark, method)] = (text, sort)
-        self._cell_changed(self.benchmark_index(benchmark), method)
+        self._mark(benchmark, method, True)
 
     def clear_method(self, method: str) -> None:
-        for table in (self._cells, self._rollups):
-            for key in [k for k in table if k[1] == method]:
-                del table[key]
+        cells = [k for k in self._cells if k[1] == method]
+        rollups = [k for k in self._rollups if k[1] == method]
+        for key in cells:
+            del self._cells[key]
+        for key in rollups:
+            del self._rollups[key]
         col = self._column_of(method)
         if col is None:
             return
-        if self.benchmarks:
-            self.dataChanged.emit(self.index(0, col), self.index(len(self.benchmarks) - 1, col))
-        for r in self._bench_row.values():
-            parent = self.index(r, 0)
-            n = len(self.benchmarks[r])
-            self.dataChanged.emit(self.index(0, col, parent), self.index(n - 1, col, parent))
+        if len(cells) + len(rollups) <= FEW_CELLS:
+            # a slider move clears one or two cells: a whole-column dataChanged makes the sort
+            # proxy re-filter every row and the tree repaint the column (~15 ms on every move)
+            for sid, _ in cells:
+                self._mark(sid, method, False)
+            for name, _ in rollups:
+                self._mark(name, method, True)
+            return
+        self._dirty_columns.add(method)
+        self._flush_timer.start()
+
+    def _mark(self, key: str, method: str, rollup: bool) -> None:
+        """Announce a changed cell with the next :meth:`flush` (at most ``CELL_FLUSH_MS`` from
+        now; the timer is not restarted, so a long drag still shows its results)."""
+        self._dirty.add((key, method, rollup))
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _forget_dirty(self) -> None:
+        self._dirty.clear()
+        self._dirty_columns.clear()
+        self._dirty_headers.clear()
+        self._flush_timer.stop()
+
+    @Slot()
+    def flush(self) -> None:
+        """Tell the views of every cell and header changed since the last call."""
+        self._flush_timer.stop()
+        dirty, self._dirty = self._dirty, set()
+        columns, self._dirty_columns = self._dirty_columns, set()
+        headers, self._dirty_headers = self._dirty_headers, set()
+        for method in headers:
+            col = self._column_of(method)
+            if col is not None:
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, col, col)
+        for method in columns:
+            col = self._column_of(method)
+            if col is None:
+                continue
+            if self.benchmarks:
+                self.dataChanged.emit(self.index(0, col), self.index(len(self.benchmarks) - 1, col))
+            for r in self._bench_row.values():
+                parent = self.index(r, 0)
+                n = len(self.benchmarks[r])
+                self.dataChanged.emit(self.index(0, col, parent), self.index(n - 1, col, parent))
+        for key, method, rollup in dirty:
+            if method in columns:
+                continue
+            self._cell_changed(self.benchmark_index(key) if rollup else self.index_of(key), method)
 
     def cell(self, series_id: str, method: str) -> str | None:
         got = self._cells.get((series_id, method))
@@ -216,6 +291,8 @@ class SeriesTableModel(QAbstractItemModel):
 
     def data(self, index: QModelIndex | QPersistentModelIndex,
              role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in ROLES:  # a painted cell asks for ~10 roles; answer the others at once
+            return None
         node = self.node(index)
         if node is None:
             return None

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, QTimer, Slot
 
 from ..core.benchmark import Benchmark, rollup_results
 from ..core.evaluation.batch import partial_path
+from ..core.explorer_model import WarmupKey, WarmupToken
 from ..core.io.labels_csv import LabelRow
 from ..core.limits import cost_warning
 from ..core.model import Series
@@ -28,10 +29,11 @@ class ExplorerDisplay:
     """Series, overlays, focus, runner slots. The state is the window's ``model``
     (:class:`~segview.core.explorer_model.ExplorerModel`; ``series``, ``current``, ``results``,
     ``status``, ``params``, ``enabled`` are read-only views of it, changed only through its
-    intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``...). Needs the widgets (``series_plot``,
-    ``overview``, ``lanes``, ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``,
-    ``progress``, ``cancel_button``), ``runner``, ``post``, ``_relayout``, ``export_csv`` and the
-    ``series_shown`` and ``overlay_updated`` signals."""
+    intents: ``set_dataset``, ``select_series``, ``begin_job``, ``finish_job``,
+    ``select_warmup``...). Needs the widgets (``series_plot``, ``overview``, ``lanes``,
+    ``tracks``, ``method_list``, ``param_panel``, ``dataset_panel``, ``progress``,
+    ``cancel_button``, ``warmup_panel``, ``bench_view``), ``runner``, ``post``, ``_relayout``,
+    ``export_csv`` and the ``series_shown`` and ``overlay_updated`` signals."""
 
     # ------------------------------------------------------------------ series
     def set_dataset(self, series: list[Series], labels: dict[str, LabelRow] | None = None,
@@ -42,9 +44,8 @@ class ExplorerDisplay:
         self.runner.cancel_all()  # also the batch and the warm-up analysis
         self.runner.abandon_cancelled()  # a worker still busy with the old data is replaced
         self.runner.cache.clear()
-        self.warmup_results.clear()
-        self._warmup_key = None
-        self.warmup_panel.clear()
+        self.warmup_panel.clear()  # the model forgot the old dataset's warm-up analyses
+        self.bench_view.set_classes(None)
         self.dataset_panel.model.set_dataset(self.series, self.labels)
         self.central.setCurrentWidget(self.plot_widget)
         if self.series:
@@ -116,29 +117,28 @@ class ExplorerDisplay:
 
     # ------------------------------------------------------------------ warm-up analysis
     def show_warmup(self, b: Benchmark | None) -> None:
-        """The Warm-up panel on benchmark ``b`` with the chosen rule: a cached analysis at once,
-        otherwise one is asked of the job runner (a worker process; never this thread). An
-        analysis under way for another benchmark or rule is dropped."""
+        """The Warm-up panel on benchmark ``b`` with the chosen rule: the model's stored analysis
+        at once, otherwise one is asked of the job runner (a worker process; never this
+        thread). An analysis under way for another benchmark or rule is dropped (the model's
+        ``warmup_cancelled``)."""
         dock = getattr(self, "docks", {}).get("Warm-up")
         if b is None or (dock is not None and dock.isHidden()):  # closed panel: no analysis
-            self.runner.cancel_warmup()
-            self._warmup_key = None
+            self.model.select_warmup(None)
             self.warmup_panel.clear()
             self.bench_view.set_classes(None)
             return
         method = self.warmup_panel.method()
         params = self.warmup_panel.delta_params()
         key = (b.name, method, float(params["delta"]), str(params["delta_mode"]))
-        cached = self.warmup_results.get(key)
-        if key == self._warmup_key and cached is None and self.warmup_panel.result is None:
+        if not self.model.select_warmup(key):
             return  # already under way (another execution of the same benchmark)
-        self._warmup_key = key
         self.warmup_panel.set_pending(b.name, len(b))
+        cached = self.model.warmup_result(key)
         if cached is not None:
             self._show_warmup_result(cached)
             return
         self.bench_view.set_classes(None)
-        self.runner.request_warmup(key, b, method, params)
+        self.runner.request_warmup(self.model.begin_warmup(), b, method, params)
 
     def _show_warmup_result(self, result: BenchmarkWarmup) -> None:
         self.warmup_panel.set_result(result)
@@ -148,21 +148,24 @@ class ExplorerDisplay:
                                          for e in result.executions},
                                         self.warmup_panel.rule.currentText())
 
-    @Slot(object, object)
-    def _on_runner_warmup_ready(self, key: tuple[str, str, float, str],
-                                result: BenchmarkWarmup) -> None:
-        self.warmup_results[key] = result
-        while len(self.warmup_results) > 64:  # the oldest analyses go first
-            self.warmup_results.pop(next(iter(self.warmup_results)))
-        if key == self._warmup_key:
+    def _on_model_warmup_added(self, key: WarmupKey, result: BenchmarkWarmup) -> None:
+        """An analysis of this dataset arrived: shown when it is what the panel is about."""
+        if key == self.model.warmup_key:
             self._show_warmup_result(result)
 
+    @Slot(object, object)
+    def _on_runner_warmup_ready(self, token: WarmupToken, result: BenchmarkWarmup) -> None:
+        self.model.finish_warmup(token, result)  # dropped when asked on another dataset
+
     @Slot(object, str)
-    def _on_runner_warmup_failed(self, key: tuple[str, str, float, str], text: str) -> None:
+    def _on_runner_warmup_failed(self, token: WarmupToken, text: str) -> None:
+        if not self.model.fail_warmup(token):
+            return  # the previous dataset's
+        name, rule = token.key[:2]
         first = text.strip().splitlines()[-1] if text.strip() else "failed"
-        self.post(f"Warm-up analysis of {key[0]} ({key[1]}): {first}", tooltip=text)
-        if key == self._warmup_key:
-            self.warmup_panel.set_failed(key[0], text)
+        self.post(f"Warm-up analysis of {name} ({rule}): {first}", tooltip=text)
+        if token.key == self.model.warmup_key:
+            self.warmup_panel.set_failed(name, text)
 
     def _warmup_benchmark(self) -> Benchmark | None:
         """The benchmark the panel is about: the one shown, or the shown execution's."""
@@ -175,19 +178,19 @@ class ExplorerDisplay:
     @Slot(bool)
     def _on_warmup_dock_visibility(self, visible: bool) -> None:
         """The panel was opened again: analyse what is shown (nothing ran while it was closed)."""
-        if visible and self._warmup_key is None:
+        if visible and self.model.warmup_key is None:
             self.show_warmup(self._warmup_benchmark())
 
     @Slot(str)
     def _on_warmup_rule_changed(self, _method: str) -> None:
-        self._warmup_key = None
+        self.model.select_warmup(None)  # asked again even if the key comes back
         self.show_warmup(self._warmup_benchmark())
 
     @Slot(float, str)
     def _on_warmup_delta_changed(self, value: float, unit: str) -> None:
         """A new delta: remembered in the settings, and the benchmark analysed again with it."""
         self.settings.set_warmup_delta(value, unit)
-        self._warmup_key = None
+        self.model.select_warmup(None)  # asked again even if the key comes back
         self.show_warmup(self._warmup_benchmark())
 
     @Slot(str)

@@ -298,7 +298,7 @@ class JobRunner(QObject):
     batch_failed = Signal(str, str, str)
     batch_progress = Signal(float, str)
     batch_finished = Signal(bool)
-    warmup_ready = Signal(object, object)  # key, BenchmarkWarmup (the newest request's only)
+    warmup_ready = Signal(object, object)  # key (WarmupToken), BenchmarkWarmup (newest only)
     warmup_failed = Signal(object, str)  # key, message
     path_ready = Signal(object, object)  # key, PenaltyPath (the newest request's only)
     path_failed = Signal(object, str)  # key, message

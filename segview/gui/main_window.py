@@ -96,10 +96,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
             if saved is None else {n for n in saved if n in self.spec_by_name})
         self.model.jobs_cancelled.connect(self._on_model_jobs_cancelled)
         self.model.status_changed.connect(lambda _name: self._refresh_method_items())
+        self.model.warmup_added.connect(self._on_model_warmup_added)
+        self.model.warmup_cancelled.connect(lambda _token: self.runner.cancel_warmup())
         self.fill_missing = None  # TCPD gaps: reported (File > Missing values; segview gui)
-        # (benchmark, rule, delta, delta_mode): analysis
-        self.warmup_results: dict[tuple[str, str, float, str], object] = {}
-        self._warmup_key: tuple[str, str, float, str] | None = None  # what the panel waits for
         self._runtime: dict[str, float] = {}
         self._export_after_batch: str | None = None
         self.setWindowTitle("segview")
@@ -116,6 +115,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._build_menus()
         self._connect_runner()
         self._default_state = self.saveState()  # View > Reset layout goes back to it
+        # panels the default layout keeps closed (the Penalty path): Reset layout leaves them so
+        self._hidden_by_default = {t for t, d in self.docks.items() if d.isHidden()}
         self._layout_to_check = False
         geometry, state = self.settings.layout()
         if geometry is not None:
@@ -514,23 +515,38 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         c = self.central
         return c.width() >= MIN_PLOT_WIDTH and c.height() >= MIN_PLOT_HEIGHT
 
+    def window_fits_screen(self) -> bool:
+        """Whether the whole window (frame included) fits the screen's available area: panels
+        stacked with their minimum heights can make it taller than a small screen."""
+        available = self._available_geometry()
+        if available is None or available.isEmpty():
+            return True
+        frame = self.frameGeometry()
+        return frame.width() <= available.width() and frame.height() <= available.height()
+
     def _check_restored_layout(self) -> None:
-        """A restored layout that leaves the plot too small here is replaced by the default."""
-        if self.plot_fits():
+        """A restored layout that leaves the plot too small here, or makes the window larger
+        than the screen, is replaced by the default."""
+        if self.plot_fits() and self.window_fits_screen():
             self.layout_checked.emit(True)
             return
+        if self.plot_fits():
+            frame = self.frameGeometry()
+            why = f"made the window {frame.width()}\u00d7{frame.height()} px, larger than this screen"
+        else:
+            why = (f"left the plot {self.central.width()}\u00d7{self.central.height()} px on "
+                   "this screen")
         self.reset_layout()
-        self.post(f"The saved panel layout left the plot {self.central.width()}\u00d7"
-                  f"{self.central.height()} px on this screen; the default layout is used "
+        self.post(f"The saved panel layout {why}; the default layout is used "
                   "(View > Reset layout)")
         self.layout_checked.emit(False)
 
     def reset_layout(self) -> None:
         """View > Reset layout: the default panels, sized as fractions of the window."""
         self.restoreState(self._default_state)
-        for dock in self.docks.values():
+        for title, dock in self.docks.items():
             dock.setFloating(False)
-            dock.show()
+            dock.setVisible(title not in self._hidden_by_default)
         self.setGeometry(clamp_to_screen(self.geometry(), self._available_geometry()))
         QTimer.singleShot(0, self, self._initial_dock_sizes)  # once the restored state is laid out
 

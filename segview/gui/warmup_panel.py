@@ -11,8 +11,10 @@ a spin box with a unit chooses the classification's ``delta`` (warmup_stats' 1 m
 time in s, ms, µs or ns, or a percentage of the fastest segment mean), which the window remembers
 in its settings.
 
-The panel computes nothing: the window asks the job runner (:meth:`JobRunner.request_warmup`,
-a worker process) and hands the result to :meth:`WarmupPanel.set_result`; a result for another
+The panel computes nothing and stores nothing: the explorer's model
+(:class:`~segview.core.explorer_model.ExplorerModel`) owns the analyses of the dataset shown and
+the key the panel is about; the window asks the job runner (:meth:`JobRunner.request_warmup`, a
+worker process) and hands the result to :meth:`WarmupPanel.set_result`; a result for another
 benchmark or rule than the one asked for last is ignored here as well.
 """
 from __future__ import annotations
@@ -299,7 +301,10 @@ class WarmupPanel(QWidget):
         self.fields["steady_iteration"].setText(
             spread_text(result.steady_iteration, integer=True) if result.steady_iteration
             else none)
-        self.fields["time_to_steady"].setText(spread_text(result.time_to_steady, "s")
+        # a unit that is not a time was taken as seconds by the analysis (warmup_stats' rule):
+        # say so beside the figure, not only in the Messages panel
+        assumed = "" if seconds_per_unit(result.unit) else " <i>(values taken as s)</i>"
+        self.fields["time_to_steady"].setText(spread_text(result.time_to_steady, "s") + assumed
                                               if result.time_to_steady else "–")
         self.fields["steady_performance"].setText(spread_text(result.steady_means, unit)
                                                   if result.steady_means else none)

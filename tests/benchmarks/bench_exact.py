@@ -15,6 +15,10 @@ load changes hit all of them alike. ruptures runs only where it finishes in reas
 dense, one round), the PELTs not at 1e6 with 5 changes (quadratic there: minutes); the reference for
 the change points is then segview FPOP. Also printed: one ``np.cumsum`` pass over the same array (the floor of any O(n) method),
 the ratios to segview FPOP, and the scaling exponents ``log(t2/t1) / log(n2/n1)`` between sizes.
+
+Headline ratios (issue 31, "figures that hold") are the median and range over the rounds of the
+per-round ratio (both engines timed in the same round, so a load change hits both), with the
+machine's load average at the start and end of the run; use ``--rounds 5`` or more for them.
 """
 from __future__ import annotations
 
@@ -76,6 +80,21 @@ def engines(n: int, kind: str) -> dict:
     return out
 
 
+#: per-round ratio other engine / segview FPOP, by (kind, n, engine); filled by measure()
+RATIOS: dict = {}
+
+
+def ratio_summary() -> str:
+    """Median [min-max] of the per-round ratios to segview FPOP (> 1: segview FPOP faster)."""
+    lines = ["Per-round ratios to segview FPOP, median [range] over rounds:"]
+    for (kind, n, name), values in RATIOS.items():
+        v = sorted(values)
+        med = float(np.median(v))
+        lines.append(f"  {kind} n={n:.0e} {name}: {med:.2f} [{v[0]:.2f}-{v[-1]:.2f}] "
+                     f"({len(v)} rounds)")
+    return "\n".join(lines)
+
+
 def measure(sizes: list[int], rounds: int) -> tuple[dict, bool]:
     times: dict = {}
     ok = True
@@ -87,6 +106,7 @@ def measure(sizes: list[int], rounds: int) -> tuple[dict, bool]:
             y = series(n, kind)
             fns = engines(n, kind)
             best = {name: math.inf for name in fns}
+            per_round: dict = {name: [] for name in fns}
             results = {}
             for r in range(rounds):
                 for name, fn in fns.items():
@@ -94,7 +114,9 @@ def measure(sizes: list[int], rounds: int) -> tuple[dict, bool]:
                         continue  # tens of seconds a run: one round is enough
                     t = time.process_time()
                     results[name] = fn(y)
-                    best[name] = min(best[name], time.process_time() - t)
+                    spent = time.process_time() - t
+                    best[name] = min(best[name], spent)
+                    per_round[name].append(spent)
             ref = results.get("segview pelt", results["segview fpop"])
             for name, cps in results.items():
                 if name != "np.cumsum" and not np.array_equal(cps, ref):
@@ -103,6 +125,10 @@ def measure(sizes: list[int], rounds: int) -> tuple[dict, bool]:
                           file=sys.stderr)
             for name, value in best.items():
                 times[(kind, n, name)] = value
+            ours = per_round["segview fpop"]
+            for name, spent in per_round.items():
+                if name != "segview fpop" and len(spent) == len(ours):
+                    RATIOS[(kind, n, name)] = [a / b for a, b in zip(spent, ours)]
             print(f"  done {kind} n={n:.0e} ({len(ref)} change points)", file=sys.stderr)
     return times, ok
 
@@ -188,7 +214,7 @@ def memory(sizes: list[float]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n = 1e4 and 1e5 only")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--memory", action="store_true",
                     help="peak memory of FPOP and PELT at 1e7 (and FPOP at 1e8) instead")
     args = ap.parse_args()
@@ -196,8 +222,13 @@ def main() -> int:
         memory([1e7, 1e8])
         return 0
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+    import os
+    load0 = os.getloadavg()[0]
     times, ok = measure(sizes, args.rounds)
     print(table(times, sizes))
+    print(ratio_summary())
+    print(f"load average: {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
+          f"{args.rounds} rounds")
     print("change points identical across engines:", ok)
     return 0 if ok else 1
 

@@ -70,3 +70,60 @@ def test_is_detects_default_change_point_method():
     # not ticked in a fresh explorer until it beats the published best out of sample
     # (docs/defaults.md: leave-one-out F1 0.721 against binseg's 0.728)
     assert not spec.enabled_by_default
+
+
+def _reference(y: np.ndarray, votes: int, window: int) -> tuple[list[int], list[int]]:
+    """The module docstring's rule from scratch: each member run on its own, cpnp on y and -y
+    (agreed within the window), then the vote."""
+    from segview.core import registry
+    from segview.core.api import run_spec
+    from segview.core.detectors.auto import _member_params
+
+    lists = []
+    for _, detector, pinned in MEMBERS:
+        spec = registry.get(detector)
+        p = _member_params(detector, pinned)
+        cps = [int(c) for c in run_spec(spec, y, p).change_points]
+        if detector == "cpnp":
+            cps = agreed(cps, [int(c) for c in run_spec(spec, -y, p).change_points], window)
+        lists.append(cps)
+    return vote(lists, votes, window)
+
+
+def test_a_votes_or_window_change_reuses_the_members_and_matches_a_fresh_run():
+    """The members' runs are auto's prepare stage: prepared once (with other parameters),
+    every (votes, window) gives bitwise the result of a fresh run, and the rule's own answer."""
+    from segview.core import registry
+    from segview.core.api import run_spec
+    from segview.core.context import RunContext
+
+    spec = registry.get("auto")
+    assert spec.prepare is not None and not spec.prepare_params  # votes, window: decide only
+    for seed in (3, 11, 40):
+        y = _series(seed, 400)
+        state = spec.prepare(y, spec.defaults(), RunContext())
+        for votes, window in ((3, 5), (1, 0), (2, 12), (5, 5), (4, 40)):
+            params = spec.coerce({"votes": votes, "window": window})
+            fresh = run_spec(spec, y, params)
+            cached = run_spec(spec, y, params, RunContext().with_prepared(state))
+            assert cached.change_points.tobytes() == fresh.change_points.tobytes()
+            assert np.asarray(cached.strengths).tobytes() == np.asarray(fresh.strengths).tobytes()
+            assert cached.stats == fresh.stats and cached.notes == fresh.notes
+            cps, support = _reference(y, votes, window)
+            assert list(fresh.change_points) == [c for c in cps if 0 < c < y.size]
+            assert fresh.stats["support"] == [s for c, s in zip(cps, support) if 0 < c < y.size]
+
+
+def test_members_do_not_follow_other_detectors_defaults():
+    """Every parameter of a member is pinned in auto (or comes from the member's frozen
+    ``tcpdbench`` preset), so a change of binseg's or pelt's defaults cannot change auto's results
+    without auto's own version bump."""
+    from segview.core import registry
+    from segview.core.detectors.auto import _FROM_TCPDBENCH
+    for label, detector, pinned in MEMBERS:
+        spec = registry.get(detector)
+        fixed = set(pinned)
+        if detector in _FROM_TCPDBENCH:
+            fixed |= set(next(p for p in spec.presets if p.name == "tcpdbench").values)
+        names = {p.name for p in spec.params}
+        assert fixed == names, (label, sorted(names - fixed))

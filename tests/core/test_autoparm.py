@@ -15,6 +15,11 @@ from segview.core.detectors import _autoparm_bootstrap as boot
 from segview.core.detectors import autoparm
 from segview.core.errors import Cancelled, InputError
 
+#: The published search (the span table alone, version 2's default; preset ``exact``): the spec's
+#: golden values below are for it. Version 3's default adds a minimum piece of 3.3 % of the series
+#: (docs/defaults.md), tested at the end of this file.
+MDL = {"min_span_share": 0.0}
+
 Y80 = np.array("""
 0.60 0.22 0.19 1.49 2.46 2.67 1.27 0.96 1.37 0.89 0.10 -0.69 -1.18 -1.62 -1.74 -0.25 -1.00 0.09 0.49 0.53
 -0.40 -0.78 1.35 1.18 1.48 1.85 2.53 1.79 0.82 0.60 0.22 0.96 0.96 1.01 0.95 1.99 1.05 0.36 1.17 0.83
@@ -100,7 +105,7 @@ def test_yule_walker_matches_statsmodels():
 
 
 def test_exact_optimum_80_points():
-    r = segview.detect(Y80, "autoparm", mode="exact", max_order=20)
+    r = segview.detect(Y80, "autoparm", **MDL, mode="exact", max_order=20)
     assert list(r.change_points) == [41]
     assert r.stats["orders"] == [1, 2]
     assert r.stats["code_length"] == pytest.approx(110.6451408605, abs=1e-8)
@@ -108,7 +113,7 @@ def test_exact_optimum_80_points():
 
 
 def test_best_code_length_by_number_of_pieces():
-    r = segview.detect(Y80, "autoparm", n_breaks=4)
+    r = segview.detect(Y80, "autoparm", **MDL, n_breaks=4)
     np.testing.assert_allclose(r.stats["cl_by_pieces"],
                                [125.647780, 110.645141, 113.410799, 118.505939, 126.727309],
                                atol=1e-6)
@@ -148,13 +153,13 @@ def test_exact_code_length_of_white_noise_piece_is_yule_walker_plus_half_n():
 
 
 def test_exact_likelihood_option_in_detector():
-    yw = segview.detect(Y80, "autoparm")
-    ex = segview.detect(Y80, "autoparm", likelihood="exact")
+    yw = segview.detect(Y80, "autoparm", **MDL)
+    ex = segview.detect(Y80, "autoparm", **MDL, likelihood="exact")
     assert list(ex.change_points) == list(yw.change_points)  # the search is the same
     direct, _ = autoparm.code_length(Y80, [41], yw.stats["orders"], likelihood="exact")
     assert ex.stats["code_length"] == pytest.approx(direct, abs=1e-9)
     assert any("exact-likelihood" in n for n in ex.notes)
-    ga = segview.detect(Y80, "autoparm", mode="ga", likelihood="exact", seed=3, **GA_SMALL)
+    ga = segview.detect(Y80, "autoparm", **MDL, mode="ga", likelihood="exact", seed=3, **GA_SMALL)
     cl, _ = autoparm.code_length(Y80, [int(c) for c in ga.change_points], ga.stats["orders"],
                                  likelihood="exact")
     assert ga.stats["code_length"] == pytest.approx(cl, abs=1e-6)
@@ -177,7 +182,7 @@ CASES = [
 @pytest.mark.parametrize("name, make, seed, starts, orders, cl", CASES,
                          ids=[f"{c[0]}-seed{c[2]}" for c in CASES])
 def test_simulated_piecewise_ar(name, make, seed, starts, orders, cl):
-    r = segview.detect(make(seed), "autoparm")
+    r = segview.detect(make(seed), "autoparm", **MDL)
     assert [c + 1 for c in r.change_points] == starts  # spec gives 1-based piece starts
     assert r.stats["orders"] == orders
     assert r.stats["code_length"] == pytest.approx(cl, abs=5e-4)
@@ -187,13 +192,13 @@ def test_true_segmentation_is_not_better_than_optimum():
     y = piecewise_ar(D1, 1024, 0)
     true_cl, _ = autoparm.code_length(y, [512, 768], [1, 2, 2])
     assert true_cl == pytest.approx(976.050682, abs=1e-5)
-    assert segview.detect(y, "autoparm").stats["code_length"] == pytest.approx(969.250343,
+    assert segview.detect(y, "autoparm", **MDL).stats["code_length"] == pytest.approx(969.250343,
                                                                                 abs=1e-5)
 
 
 def _same_optimum(y, **kw):
-    pruned = segview.detect(y, "autoparm", **kw)
-    dense = segview.detect(y, "autoparm", search="dense", **kw)
+    pruned = segview.detect(y, "autoparm", **MDL, **kw)
+    dense = segview.detect(y, "autoparm", **MDL, search="dense", **kw)
     assert list(pruned.change_points) == list(dense.change_points)
     assert pruned.stats["orders"] == dense.stats["orders"]
     assert pruned.stats["code_length"] == dense.stats["code_length"]
@@ -234,7 +239,7 @@ def test_pruned_search_equals_dense_random(seed, n, k):
 
 def test_pruned_search_on_constant_pieces():
     """Zero-variance pieces (innovation variance 0 inside Levinson-Durbin) must not raise."""
-    assert list(segview.detect(np.zeros(50), "autoparm").change_points) == []
+    assert list(segview.detect(np.zeros(50), "autoparm", **MDL).change_points) == []
     _same_optimum(np.r_[np.zeros(300), np.ones(300)])
     _same_optimum(np.r_[np.zeros(120), np.random.default_rng(0).normal(size=200), np.full(80, 3.0)])
 
@@ -256,14 +261,14 @@ def test_pruned_search_records_few_pieces_and_skips_blocks():
 
 
 def test_forced_breaks_with_pruned_search_use_dense_values():
-    r = segview.detect(Y80, "autoparm", n_breaks=2)
+    r = segview.detect(Y80, "autoparm", **MDL, n_breaks=2)
     assert r.stats["cl_by_pieces"][2] == pytest.approx(113.410799, abs=1e-6)
     assert r.stats["n_breaks"] == 2
 
 
 # ----------------------------------------------------------------------- §12.3 pieces
 def test_piece_statistics_and_ljung_box():
-    r = segview.detect(piecewise_ar(D1, 1024, 0), "autoparm")
+    r = segview.detect(piecewise_ar(D1, 1024, 0), "autoparm", **MDL)
     p1, p2, p3 = r.stats["pieces"]
     assert (p1["order"], p2["order"], p3["order"]) == (1, 2, 2)
     assert p1["mean"] == pytest.approx(-0.3326, abs=5e-5)
@@ -318,7 +323,7 @@ def test_clustering_and_voting_on_given_samples():
 def test_bootstrap_golden_d1_seed0():
     y = piecewise_ar(D1, 1024, 0)
     params = autoparm.SPEC.coerce({})
-    r = segview.detect(y, "autoparm")
+    r = segview.detect(y, "autoparm", **MDL)
 
     def seg(s):
         st, od, _ = autoparm.segment(s, params, RunContext())
@@ -334,7 +339,7 @@ def test_bootstrap_golden_d1_seed0():
 
 def test_stability_report_through_detect():
     y = piecewise_ar(S2, 400, 0)
-    r = segview.detect(y, "autoparm", bootstrap=3, seed=5)
+    r = segview.detect(y, "autoparm", **MDL, bootstrap=3, seed=5)
     rep = r.stats["stability"]
     assert len(rep["samples"]) == 3
     assert len(rep["breakpoints"]) >= 1 and abs(rep["breakpoints"][0] - 200) <= 10
@@ -347,8 +352,8 @@ GA_SMALL = {"islands": 4, "population": 12, "restarts": 2, "max_migrations": 60}
 
 
 def test_ga_is_seeded_and_finds_80_point_optimum():
-    a = segview.detect(Y80, "autoparm", mode="ga", seed=3, **GA_SMALL)
-    b = segview.detect(Y80, "autoparm", mode="ga", seed=3, **GA_SMALL)
+    a = segview.detect(Y80, "autoparm", **MDL, mode="ga", seed=3, **GA_SMALL)
+    b = segview.detect(Y80, "autoparm", **MDL, mode="ga", seed=3, **GA_SMALL)
     assert list(a.change_points) == list(b.change_points)
     assert a.stats["code_length"] == b.stats["code_length"]
     assert a.stats["code_length"] >= 110.6451408605 - 1e-9
@@ -361,8 +366,8 @@ def test_exact_never_worse_than_ga(seed, n):
     rng = np.random.default_rng(seed)
     cut = n // 2
     y = np.concatenate([rng.normal(0, 1, cut), rng.normal(rng.uniform(-2, 2), 2, n - cut)])
-    exact = segview.detect(y, "autoparm", mode="exact", max_order=6)
-    ga = segview.detect(y, "autoparm", mode="ga", max_order=6, seed=seed, **GA_SMALL)
+    exact = segview.detect(y, "autoparm", **MDL, mode="exact", max_order=6)
+    ga = segview.detect(y, "autoparm", **MDL, mode="ga", max_order=6, seed=seed, **GA_SMALL)
     assert exact.stats["code_length"] <= ga.stats["code_length"] + 1e-9
 
 
@@ -373,7 +378,9 @@ def test_presets_name_the_published_ga():
     assert (faithful["mode"], faithful["islands"], faithful["population"], faithful["migrants"],
             faithful["migration_interval"], faithful["stable_migrations"],
             faithful["restarts"]) == ("ga", 100, 50, 2, 5, 10, 20)  # seed 004's settings (spec §5)
-    assert spec.coerce({}, preset="exact") == spec.defaults()
+    # preset exact is version 2's default: the published search (version 3 adds a minimum piece)
+    assert spec.coerce({}, preset="exact") == {**spec.defaults(), **MDL}
+    assert all(spec.coerce({}, preset=p.name)["min_span_share"] == 0.0 for p in spec.presets)
     r = segview.detect(Y80, "autoparm", preset="faithful", restarts=1, islands=3, population=8)
     assert r.params["mode"] == "ga" and r.stats["code_length"] >= 110.6451408605 - 1e-9
 
@@ -382,26 +389,26 @@ def test_presets_name_the_published_ga():
 def test_progress_and_cancellation():
     seen = []
     ctx = RunContext(on_progress=lambda f, m: seen.append(f), min_interval=0.0)
-    segview.detect(piecewise_ar(S2, 400, 1), "autoparm", ctx=ctx)
+    segview.detect(piecewise_ar(S2, 400, 1), "autoparm", **MDL, ctx=ctx)
     assert seen[-1] == 1.0 and len(seen) > 5
     assert all(b >= a for a, b in zip(seen, seen[1:]))
     cancelled = RunContext()
     cancelled.cancel()
     with pytest.raises(Cancelled):
-        segview.detect(Y80, "autoparm", ctx=cancelled)
+        segview.detect(Y80, "autoparm", **MDL, ctx=cancelled)
 
 
 def test_constant_run_is_isolated_with_floor():
     rng = np.random.default_rng(1)
     y = np.concatenate([rng.normal(0, 1, 60), np.zeros(40), rng.normal(0, 1, 60)])
-    r = segview.detect(y, "autoparm", max_order=4)
+    r = segview.detect(y, "autoparm", **MDL, max_order=4)
     assert np.isfinite(r.stats["code_length"])
     assert list(r.change_points) == [60, 100]
 
 
 def test_too_short_series():
     with pytest.raises(InputError):
-        segview.detect(np.arange(9.0), "autoparm")
+        segview.detect(np.arange(9.0), "autoparm", **MDL)
 
 
 # spec §12.2, every seed of D1 and D2: (1-based piece starts, orders, CL)
@@ -429,7 +436,49 @@ def _table(text):
 def test_all_seeds_of_d1_d2(case):
     make = (lambda s: piecewise_ar(D1, 1024, s)) if case == "D1" else (lambda s: d2(1024, s))
     for seed, starts, orders, cl in _table(D1_ALL if case == "D1" else D2_ALL):
-        r = segview.detect(make(seed), "autoparm")
+        r = segview.detect(make(seed), "autoparm", **MDL)
         assert [c + 1 for c in r.change_points] == starts, seed
         assert r.stats["orders"] == orders, seed
         assert r.stats["code_length"] == pytest.approx(cl, abs=5e-4), seed
+
+
+# ----------------------------------------------------------------------- version 3's default
+def test_version_3_default_keeps_the_spec_breaks_and_says_so():
+    """Version 3 adds a minimum piece of 3.3 % of the series (docs/defaults.md: the JMH flood rule).
+    On the spec's simulated series (§12.2; breaks far apart) it finds the spec's breaks and orders,
+    and the result names the default's version."""
+    spec = autoparm.SPEC
+    assert spec.version == "3" and spec.defaults()["min_span_share"] == 0.033
+    for _, make, seed, starts, orders, cl in CASES:
+        r = segview.detect(make(seed), "autoparm")
+        assert [c + 1 for c in r.change_points] == starts
+        assert r.stats["orders"] == orders
+        assert r.stats["code_length"] == pytest.approx(cl, abs=5e-4)
+        assert any("version 3's default" in n for n in r.notes)
+    assert not any("version 3" in n
+                   for n in segview.detect(Y80, "autoparm", preset="exact").notes)
+
+
+def test_min_span_share_bounds_the_pieces():
+    """A series of white-noise bursts (variance changes 12 samples apart) is cut at most every
+    ceil(0.033 n) samples by the default, while the published search cuts it finely."""
+    rng = np.random.default_rng(4)
+    n = 600
+    y = rng.standard_normal(n) * np.repeat(rng.choice([0.2, 5.0], n // 12), 12)
+    published = segview.detect(y, "autoparm", **MDL)
+    default = segview.detect(y, "autoparm")
+    bounds = [0, *default.change_points, n]
+    assert min(np.diff(bounds)) >= math.ceil(0.033 * n)
+    assert len(published.change_points) > len(default.change_points)
+    assert autoparm.max_breaks(n, default.params) == n // 20 - 1
+
+
+def test_penalty_factor_weighs_each_piece_and_is_noted():
+    """penalty_factor multiplies each piece's ln n in the search; stats code_length stays the
+    published code length of the result, and a note says so."""
+    y = piecewise_ar(D1, 1024, 0)
+    heavy = segview.detect(y, "autoparm", **MDL, penalty_factor=50.0)
+    assert list(heavy.change_points) == []
+    cl, _ = autoparm.code_length(y, [], heavy.stats["orders"])
+    assert heavy.stats["code_length"] == pytest.approx(cl, abs=1e-9)
+    assert any("times 50" in n for n in heavy.notes)

@@ -58,9 +58,34 @@ def _split_reference(x, min_size, trunc):
 def test_split_search_is_the_energy_statistic(trunc):
     rng = np.random.default_rng(2)
     x = np.concatenate([rng.normal(0, 1, 25), rng.normal(2, 1, 20)])
-    loc, v = ek.split_segment(x[:, None], 0, x.size, 5, 1.0, trunc)
+    loc, v = ek.split_segment(x[:, None], 0, x.size, 5, 1.0, trunc, True)
     arg, best = _split_reference(x, 5, trunc)
     assert loc == arg and v == pytest.approx(best, rel=1e-12)
+
+
+@pytest.mark.parametrize("trunc", [True, False])
+def test_absolute_differences_have_the_bits_of_r_distances(trunc):
+    # |x_a - x_b| for sqrt((x_a - x_b)^2): same statistic bits and same permutation counts
+    rng = np.random.default_rng(7)
+    X = as_matrix(np.concatenate([rng.normal(0, 1, 70), rng.standard_t(2, 61)]), "zscore")
+    assert ek.flat_ok(X, 1.0)
+    assert ek.split_segment(X, 0, 131, 9, 1.0, trunc, True) == ek.split_segment(
+        X, 0, 131, 9, 1.0, trunc, False)
+    bounds = np.array([0, 131], dtype=np.int64)
+    _, obs = ek.split_segment(X, 0, 131, 9, 1.0, trunc, True)
+    counts = [ek.perm_test(X, bounds, 9, 1.0, trunc, obs * 0.7, 30, E._rr.seed_state(3), True, f,
+                           31)[0] for f in (True, False)]
+    assert counts[0] == counts[1] > 0
+
+
+def test_flat_distances_only_where_squares_stay_normal():
+    x = np.array([[0.0], [1.0], [2.0]])
+    assert ek.flat_ok(x, 1.0)
+    assert not ek.flat_ok(x, 1.5)  # distances ^ alpha
+    assert not ek.flat_ok(np.hstack([x, x]), 1.0)  # several columns
+    assert not ek.flat_ok(np.array([[0.0], [1e-200], [1.0]]), 1.0)  # a square would underflow
+    assert not ek.flat_ok(np.array([[-1e300], [1e300]]), 1.0)  # a square would overflow
+    assert ek.flat_ok(np.array([[5.0], [5.0], [5.0]]), 1.0)  # no nonzero difference
 
 
 def test_strengths_are_the_p_values_of_the_accepting_tests():
@@ -78,3 +103,27 @@ def test_strengths_are_the_p_values_of_the_accepting_tests():
 def test_r_finds_nothing_on_missing_values():
     # what TCPDBench scored on uk_coal_employ: every statistic involving the NA rows is NA
     assert all(run["cps"] == [] for run in GOLDEN[MISSING].values())
+
+
+def test_stopping_early_changes_only_the_rejected_tests_p_value():
+    rng = np.random.default_rng(11)
+    X = as_matrix(np.concatenate([rng.normal(0, 1, 150), rng.normal(1.5, 1, 150)]), "zscore")
+    full = E.e_divisive(X, R=99, seed=2)
+    early = E.e_divisive(X, R=99, seed=2, stop_early=True)
+    assert early["order"] == full["order"] == [150]
+    assert early["p_values"][:-1] == full["p_values"][:-1]
+    assert early["statistics"] == full["statistics"]
+    assert full["permutations_run"] == [99, 99]
+    assert early["permutations_run"][0] == 99 and early["permutations_run"][1] < 99
+    # (1 + over) / (R + 1) with over = 5, the first count that rejects at 0.05: a lower bound
+    assert 0.05 < early["p_values"][-1] == 0.06 <= full["p_values"][-1]
+
+
+def test_default_stops_early_and_says_so_the_preset_does_not():
+    rng = np.random.default_rng(11)
+    y = np.concatenate([rng.normal(0, 1, 150), rng.normal(1.5, 1, 150)])
+    res = segview.detect(y, "ecp", permutations=99, seed=2)
+    assert any(n.startswith("stop_early:") for n in res.notes)
+    faithful = segview.detect(y, "ecp", preset="tcpdbench")
+    assert faithful.stats["permutations_run"][-1] == 199
+    assert not any(n.startswith("stop_early:") for n in faithful.notes)

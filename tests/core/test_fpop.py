@@ -93,8 +93,9 @@ def test_auto_picks_fpop_only_where_it_applies():
     assert segview.detect(y, "op", preset="faithful", search="dp").stats["search"] == "dp"
     for extra in ({"min_size": 2}, {"penalty": "mbic"}, {"cost": "normal"}, {"threads": 2}):
         res = segview.detect(y, "op", preset="faithful", **extra)
-        # mbic with l2 and min_size 1: op's pruned search (bitwise the programme), not FPOP
-        want = "pruned" if extra == {"penalty": "mbic"} else "dp"
+        # l2 where FPOP does not apply (mbic, min_size above 1, threads): op's pruned search
+        # (bitwise the programme); another cost: the programme itself
+        want = "dp" if extra == {"cost": "normal"} else "pruned"
         assert res.stats["search"] == want, extra
         dp = segview.detect(y, "op", preset="faithful", search="dp", **extra)
         assert list(res.change_points) == list(dp.change_points)

@@ -24,8 +24,12 @@ def test_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
     spec = registry.get("autoparm")
     assert length_limit(spec, 200, spec.defaults(), "n_breaks") == 19
     assert length_limit(spec, 200, spec.defaults(), "max_order") is None  # not length-bound
-    note = _warn("autoparm", 3000, n_breaks=100000)
+    # the published span table (preset exact: min_span_share 0) at 3000 samples: 300 pieces
+    note = _warn("autoparm", 3000, n_breaks=100000, min_span_share=0.0)
     assert note is not None and "refused" in note and "at most 299" in note
+    # version 3's default: no piece shorter than ceil(0.033 * 3000) = 99 samples, so 30 pieces
+    note = _warn("autoparm", 3000, n_breaks=100000)
+    assert note is not None and "at most 29 with pieces of at least 99 samples" in note
     y = np.random.default_rng(0).standard_normal(200)
     with pytest.raises(ParameterError, match=r"n_breaks.*at most 19 .*at least 10 samples"):
         segview.detect(y, "autoparm", n_breaks=100000)
@@ -36,7 +40,8 @@ def test_autoparm_n_breaks_at_its_maximum_is_refused_before_any_allocation():
 
 
 def test_memory_and_time_estimates_name_the_parameter():
-    assert "GB" in _warn("autoparm", 200_000, n_breaks=9000)  # 16 B x 9002 x 200001 = 27 GB
+    assert "GB" in _warn("autoparm", 200_000, n_breaks=9000,
+                         min_span_share=0.0)  # 16 B x 9002 x 200001 = 27 GB
     assert "search=dense" in _warn("autoparm", 200_000, search="dense")  # 16 B x 1001 x 200001
     assert "quadratic" in _warn("autoparm", 100_000)
     assert "chromosomes" in _warn("autoparm", 300, mode="ga", islands=1000, population=1000)
@@ -44,10 +49,15 @@ def test_memory_and_time_estimates_name_the_parameter():
     assert _warn("autoparm", 3000, bootstrap=50) is None  # ~5e9 steps: about a minute
     assert "bootstrap_resamples" in _warn("cpssd", 10_000_000)
     assert "quadratic" in _warn("op", 1_000_000, search="dp")  # the full programme
-    assert "quadratic" in _warn("op", 1_000_000, min_size=5)  # mbic beyond the pruned search
-    assert _warn("op", 1_000_000) is None  # mbic, l2, min_size 1: the pruned search runs
+    assert "quadratic" in _warn("op", 1_000_000, cost="normal")  # mbic beyond the pruned search
+    assert _warn("op", 1_000_000) is None  # mbic, l2, min_size 5: the pruned search runs
+    assert _warn("op", 1_000_000, min_size=1) is None  # version 2's default: the same search
     assert "quadratic" in _warn("cpssd", 100_000)  # CROPS' PELT runs: over a minute past 3e4
-    assert _warn("op", 1_000_000, penalty="bic") is None  # auto search picks FPOP
+    assert _warn("op", 1_000_000, penalty="bic", min_size=1) is None  # auto search picks FPOP
+    # FPOP needs min_size 1: with version 3's default minimum segment (5) a constant penalty takes
+    # the pruned search (near-linear, no warning); the full programme is still warned about
+    assert _warn("op", 1_000_000, penalty="bic") is None
+    assert "quadratic" in _warn("op", 1_000_000, penalty="bic", search="dp")
     assert "replications" in _warn("fisher", 1_000_000, critical="simulate")
 
 

@@ -18,7 +18,7 @@ from segview.core.detectors.partition import optimal_partition
 TCPD = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tcpd" / "datasets"
 
 
-def _dp(y: np.ndarray, tie_last: bool = False, scale: float = 1.0
+def _dp(y: np.ndarray, tie_last: bool = False, scale: float = 1.0, m: int = 1
         ) -> tuple[np.ndarray, np.ndarray]:
     """The recursion over every candidate, straight from the plain kernel."""
     n = y.size
@@ -29,14 +29,14 @@ def _dp(y: np.ndarray, tie_last: bool = False, scale: float = 1.0
     F = np.empty(n + 1)
     last = np.full(n + 1, -1, dtype=np.int64)
     F[0] = -beta
-    pk.op_advance(S, Q, F, last, 1, n + 1, beta, 1, _costs.L2, 0.0, True, tie_last)
+    pk.op_advance(S, Q, F, last, 1, n + 1, beta, m, _costs.L2, 0.0, True, tie_last)
     return F, last
 
 
-def _same(y: np.ndarray, tie: str = "first", scale: float = 1.0) -> None:
-    part = optimal_partition(y, "l2", "mbic", 1, tie=tie, search="auto", penalty_scale=scale)
+def _same(y: np.ndarray, tie: str = "first", scale: float = 1.0, m: int = 1) -> None:
+    part = optimal_partition(y, "l2", "mbic", m, tie=tie, search="auto", penalty_scale=scale)
     assert part.search == "pruned", part
-    F, last = _dp(y, tie == "last", scale)
+    F, last = _dp(y, tie == "last", scale, m)
     assert np.array_equal(part.F, F), np.flatnonzero(part.F != F)[:5]
     assert np.array_equal(part.last, last), np.flatnonzero(part.last != last)[:5]
 
@@ -78,6 +78,22 @@ def test_small_penalties_where_the_length_terms_decide_are_bitwise_the_dp(seed, 
                 max_size=120), st.sampled_from(["first", "last"]))
 def test_pruned_search_equals_the_dp_on_arbitrary_values(values, tie):
     _same(np.asarray(values, dtype=np.float64), tie)
+
+
+@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("m", [2, 3, 5, 17])
+def test_a_minimum_segment_length_is_bitwise_the_dynamic_programme(seed, m):
+    """pelt's and op's default minimum segment is 5 since version 3: op's pruned search admits a
+    start only once it is feasible (``{0} U [m, t - m]``, the plain programme's candidates), which
+    must leave F and last bitwise the full programme's, infeasible prefixes (inf, -1) included."""
+    _same(_kinds(seed), "first" if seed % 2 else "last", (0.1, 1.0)[seed % 2], m)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False), min_size=2,
+                max_size=120), st.sampled_from(["first", "last"]), st.integers(1, 8))
+def test_pruned_search_with_a_minimum_segment_equals_the_dp_on_arbitrary_values(values, tie, m):
+    _same(np.asarray(values, dtype=np.float64), tie, m=m)
 
 
 def test_long_series_with_few_changes_is_bitwise_and_prunes():
@@ -129,12 +145,42 @@ def test_a_failing_pruned_kernel_falls_back_to_the_dp_with_a_note(monkeypatch):
     F, last = _dp(y)
     assert np.array_equal(part.F, F) and np.array_equal(part.last, last)
     assert part.search == "dp"
-    assert any("pruned MBIC kernel" in note for note in part.notes), part.notes
+    assert any("pruned kernel" in note for note in part.notes), part.notes
 
 
 def test_search_dp_still_runs_the_plain_programme_and_other_costs_are_untouched():
     y = _kinds(2)
     assert optimal_partition(y, "l2", "mbic", 1, search="dp").search == "dp"
     assert optimal_partition(y, "normal", "mbic", 2, search="auto").search == "dp"
-    assert optimal_partition(y, "l2", "mbic", 3, search="auto").search == "dp"
+    assert optimal_partition(y, "l2", "mbic", 3, search="auto").search == "pruned"
     assert segview.detect(y, "op").stats["search"] == "pruned"
+
+
+def _dp_constant(y: np.ndarray, beta: float, m: int, tie_last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The plain recursion under a constant penalty (no length terms), every candidate."""
+    n = y.size
+    S, Q = _costs.prefix_sums(y)
+    F = np.empty(n + 1)
+    last = np.full(n + 1, -1, dtype=np.int64)
+    F[0] = -beta
+    pk.op_advance(S, Q, F, last, 1, n + 1, beta, m, _costs.L2, 0.0, False, tie_last)
+    return F, last
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_constant_penalties_with_a_minimum_segment_are_pruned_bitwise(seed):
+    """FPOP handles min_size 1 only; above it op's search=auto takes the same pruned search with
+    the length terms at zero (op's default min_size is 5 since version 3, so penalty=bic or a
+    number would otherwise run the quadratic programme)."""
+    y = _kinds(seed)
+    m = 1 + seed % 7
+    tie = "last" if seed % 5 == 0 else "first"
+    for penalty in ("bic", 0.5, 12.0):
+        part = optimal_partition(y, "l2", penalty, m, tie=tie, search="auto")
+        beta, mbic = _costs.resolve_penalty(penalty, y.size, "l2")
+        assert not mbic
+        F, last = _dp_constant(y, beta, m, tie == "last")
+        if m > 1:
+            assert part.search == "pruned", part
+        assert np.array_equal(part.F, F), (penalty, np.flatnonzero(part.F != F)[:5])
+        assert np.array_equal(part.last, last), (penalty, np.flatnonzero(part.last != last)[:5])

@@ -61,7 +61,8 @@ def test_path_is_every_optimal_segmentation_of_the_range(seed, method):
     y = series(seed)
     lo, hi = 0.5, 300.0
     expect = optimal_in_range(segment_neighbourhood(y), lo, hi)
-    path = penalty_path(y, method, lo, hi, params={"scale": "none"})
+    # the reference allows one-sample segments: pelt's and op's default minimum is 5 since version 3
+    path = penalty_path(y, method, lo, hi, params={"scale": "none", "min_size": 1})
     assert list(path.n_changes) == sorted(expect, reverse=True)
     for k, q, cps in zip(path.n_changes, path.costs, path.segmentations):
         assert list(cps) == expect[int(k)][1]
@@ -74,9 +75,9 @@ def test_path_is_every_optimal_segmentation_of_the_range(seed, method):
 @pytest.mark.parametrize("seed", range(3))
 def test_a_sweep_of_penalties_finds_nothing_the_path_lacks(seed):
     y = series(seed)
-    path = penalty_path(y, "pelt", 0.5, 300.0, params={"scale": "none"})
+    path = penalty_path(y, "pelt", 0.5, 300.0, params={"scale": "none", "min_size": 1})
     on_path = {tuple(c) for c in path.segmentations}
-    swept = {tuple(segview.detect(y, "op", scale="none", penalty=float(b)).change_points)
+    swept = {tuple(segview.detect(y, "op", scale="none", penalty=float(b), min_size=1).change_points)
              for b in np.geomspace(0.5, 300.0, 300)}
     assert swept <= on_path
 

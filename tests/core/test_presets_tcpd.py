@@ -117,3 +117,38 @@ def test_changepoint_rule_needs_l2_and_the_penalty():
         segview.detect(np.arange(50.0), "binseg", preset="tcpdbench", cost="normal")
     with pytest.raises(ParameterError, match="rule"):
         segview.detect(np.arange(50.0), "binseg", preset="tcpdbench", n_bkps=2)
+
+
+@pytest.mark.shared
+def test_pelts_version_3_default_keeps_the_published_tcpd_scores(tcpd_dir):
+    """pelt's default minimum segment moved from 1 to 5 in version 3 (the JMH flood rule,
+    docs/defaults.md); on the 12 univariate development sets it scores TCPDBench's published pelt
+    default (the data file, not this code) to the third decimal: F1 equal on every set, covering
+    within 1e-3 on each (co2_canada and well_log move in the fourth decimal) and on the mean."""
+    from segview.core.errors import SegviewError
+    from segview.core.evaluation.tcpd_metrics import covering, f_measure
+    from segview.core.io.detections import to_tcpdbench
+
+    published = json.loads((tcpd_dir / "tcpdbench_default_all_methods.json").read_text())
+    annotations = json.loads((tcpd_dir / "annotations.json").read_text())
+    f1s, covers = [], []
+    for path in sorted((tcpd_dir / "datasets").glob("*.json")):
+        try:
+            (s,) = segview.load(path)
+        except (SegviewError, ValueError):
+            continue  # missing values, or two dimensions
+        if s.values.ndim != 1 or s.id not in published:
+            continue
+        y = np.asarray(s.values)
+        res = segview.detect(y, "pelt")
+        assert res.params["min_size"] == 5
+        cps = to_tcpdbench(res.change_points, len(y), "pelt")
+        f1 = f_measure(annotations[s.id], cps)[0]
+        cover = covering(annotations[s.id], cps, len(y))
+        assert f1 == pytest.approx(published[s.id]["f1"]["pelt"], abs=1e-12), s.id
+        assert cover == pytest.approx(published[s.id]["cover"]["pelt"], abs=1e-3), s.id
+        f1s.append(f1)
+        covers.append(cover)
+        covers[-1] -= published[s.id]["cover"]["pelt"]
+    assert len(f1s) == 12
+    assert abs(float(np.mean(covers))) < 1e-4

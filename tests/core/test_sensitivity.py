@@ -62,6 +62,20 @@ def test_factor_transforms():
         sens.parse_range("w=5:1")
 
 
+def test_parse_range_names_a_bad_transform():
+    with pytest.raises(ParameterError, match="transform must be int, odd or float, got 'log'"):
+        sens.parse_range("w=1:2:log")
+
+
+def test_steady_truth_without_reference_is_a_named_error():
+    # a steady truth row may lack its reference onset ("steady, onset not given"); the arrays
+    # of the steady series' references then name the series instead of failing in float(None)
+    series = [Series([1.0, 2.0, 3.0], id="a"), Series([1.0, 2.0, 3.0], id="b")]
+    truth = {"a": TruthRow("a", True, 1), "b": TruthRow("b", True, None)}
+    with pytest.raises(InputError, match="steady series b has no reference onset"):
+        sens.truth_arrays(truth, series)
+
+
 def test_objective_uses_minus_one_for_unsteady():
     g = np.array([10.0, 20.0])
     assert sens.objective_value(g, np.array([8.0, -1.0]), "sse") == 4 + 21 ** 2

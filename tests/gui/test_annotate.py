@@ -75,6 +75,14 @@ def key(qtbot, w, k, mod=Qt.KeyboardModifier.NoModifier) -> None:
     qtbot.keyClick(w, k, mod)
 
 
+def click_and_confirm(qtbot, w: AnnotationWindow, x: float, signal: str = "saved") -> None:
+    """A click marks the sample (nothing saved); Enter saves it (``signal`` is awaited)."""
+    with qtbot.waitSignal(w.plot.pending_placed):
+        click_at(w, x)
+    with qtbot.waitSignal(getattr(w, signal)):
+        key(qtbot, w, Qt.Key.Key_Return)
+
+
 def test_five_series_keyboard_one_click_undo_quit_resume(qtbot, db):
     w = make_window(qtbot)
     assert w.open_session(db, "steady", "alice")
@@ -84,9 +92,9 @@ def test_five_series_keyboard_one_click_undo_quit_resume(qtbot, db):
     targets = [120, 200, 75, 310, 160]
     for k, t in enumerate(targets):
         assert w.series_id == order[k], (k, w.pos, w.statusBar().currentMessage())
-        # one click a little LEFT of sample t: nearest-sample snapping gives t (truncation: t-1)
-        with qtbot.waitSignal(w.saved):
-            click_at(w, t - 0.3)
+        # one click a little LEFT of sample t: nearest-sample snapping gives t (truncation: t-1);
+        # Enter saves it
+        click_and_confirm(qtbot, w, t - 0.3)
         assert stored_labels(db, "steady", "alice")[order[k]].onset == t
         if k == 2:
             key(qtbot, w, Qt.Key.Key_U)  # changed their mind: never steady
@@ -201,12 +209,8 @@ def test_change_points_add_move_remove_round_trip(qtbot, db):
     assert w.open_session(db, "cps", "dana")
     sid = w.series_id
     cps = lambda: stored_labels(db, "cps", "dana")[sid].change_points  # noqa: E731
-    with qtbot.waitSignal(w.saved):
-        click_at(w, 100.3)
-    with qtbot.waitSignal(w.saved):
-        click_at(w, 249.8)
-    with qtbot.waitSignal(w.saved):
-        click_at(w, 330)
+    for x in (100.3, 249.8, 330):
+        click_and_confirm(qtbot, w, x)
     assert cps() == (100, 250, 330)
     # drag the line at 100 to 140 (committed once, on release)
     line = next(ln for ln in w.plot.cp_lines if ln.value() == 100)
@@ -302,8 +306,7 @@ def test_zoomed_in_click_still_snaps_to_the_nearest_sample(qtbot, db):
     w = make_window(qtbot)
     assert w.open_session(db, "steady", "erin")
     w.plot.plotItem.setXRange(200, 230, padding=0)  # zoom while annotating
-    with qtbot.waitSignal(w.saved):
-        click_at(w, 214.45)
+    click_and_confirm(qtbot, w, 214.45)
     assert stored_labels(db, "steady", "erin")[w.series_id].onset == 214
     (x0, x1), _ = w.plot.plotItem.getViewBox().viewRange()
     assert (x0, x1) == pytest.approx((200, 230), abs=1)  # labelling does not reset the zoom
@@ -368,8 +371,7 @@ def test_onset_drag_confidence_and_clear(qtbot, db):
     assert lab() is None
     key(qtbot, w, Qt.Key.Key_S)  # steady, onset still to click
     assert (lab().steady, lab().onset) == (True, None)
-    with qtbot.waitSignal(w.saved):
-        click_at(w, 150)
+    click_and_confirm(qtbot, w, 150)
     # drag the onset line from 150 to about 260: one new label, on release, snapped
     y = float(np.median(w.plot.values))
     a, b = w.plot.view_to_widget(150, y), w.plot.view_to_widget(260, y)
@@ -410,8 +412,7 @@ def test_a_failed_save_is_reported_and_the_screen_shows_the_stored_label(qtbot, 
         raise RecoverableError("database is locked")
 
     monkeypatch.setattr(w.session, "record", broken)
-    with qtbot.waitSignal(w.failed):
-        click_at(w, 120)  # the plot moved the line at once; the save fails
+    click_and_confirm(qtbot, w, 120, "failed")  # the save fails
     assert "Not saved" in w.message_box.text() and "locked" in w.message_box.text()
     assert not w.plot.onset_line.isVisible()  # back to what the store holds: unsteady
     assert w.label_line.text().startswith("Your label: unsteady")

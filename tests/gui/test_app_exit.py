@@ -1,7 +1,8 @@
 """The explorer as a real process (issue 29, small GUI items): Ctrl-C or SIGTERM quits it like
 File > Quit, leaving no "leaked semaphore objects" behind (the signal used to be reported as a bug
 in a slot while the app carried on, so it was killed and its worker pool's queues and locks
-leaked), and with no display it says so in one line instead of Qt's misleading xcb-cursor abort.
+leaked: 6 semaphores), and with no display it says so in one line instead of Qt's misleading
+xcb-cursor abort.
 
 The app runs offscreen in its own session; the test waits for a line it logs from inside its event
 loop (a background load finishing), never a blind sleep."""
@@ -48,10 +49,11 @@ def _until_line(proc: subprocess.Popen, marker: bytes, timeout: float) -> bytes:
     return out
 
 
-@pytest.mark.parametrize("sig, code, said", [(signal.SIGTERM, 143, "terminated (SIGTERM)"),
-                                             (signal.SIGINT, 130, "interrupted")])
-def test_a_signal_quits_the_explorer_cleanly_without_leaked_semaphores(tmp_path, sig, code,
-                                                                       said):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_quits_the_explorer_cleanly_without_leaked_semaphores(tmp_path, sig):
+    """The worker pool is up (the explorer starts it with the window) and the loop runs: the
+    signal closes the windows through closeEvent (segview.gui.quit_signals), the pool is shut
+    down, and multiprocessing's resource tracker finds nothing left to clean up."""
     folder = tmp_path / "many"  # more files than a synchronous open: loaded in the event loop
     folder.mkdir()
     for k in range(401):
@@ -78,8 +80,7 @@ def test_a_signal_quits_the_explorer_cleanly_without_leaked_semaphores(tmp_path,
     err = (head + rest).decode(errors="replace")
     tail = err[-3000:]
     assert quit_in_time, "the explorer did not quit on the signal:\n" + tail
-    assert proc.returncode == code, tail
-    assert f"segview: {said}" in err, tail
+    assert proc.returncode == 0, tail  # closed as by Ctrl+Q
     assert "leaked semaphore" not in err, tail
     assert "Traceback" not in err and "unexpected error" not in err, tail
 

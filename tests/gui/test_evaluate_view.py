@@ -328,3 +328,12 @@ def test_a_segview_detect_csv_evaluates_like_run_now(qtbot, evaluation, sample, 
     report = run_evaluation(qtbot, ev)
     assert report.method_row("kbkssd") == report.method_row("kbkssd #2")
     assert ev.series_model.preds["kbkssd"] == ev.series_model.preds["kbkssd #2"]
+
+
+def test_ctrl_w_closes_the_evaluation_window(qtbot, evaluation):
+    from PySide6.QtGui import QKeySequence, QShortcut
+
+    close = QKeySequence("Ctrl+W")
+    (shortcut,) = [s for s in evaluation.findChildren(QShortcut) if s.key() == close]
+    shortcut.activated.emit()  # what Qt's shortcut map does for the key in the active window
+    qtbot.waitUntil(lambda: not evaluation.isVisible(), timeout=5000)

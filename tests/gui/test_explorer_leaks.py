@@ -207,6 +207,55 @@ def test_a_layout_from_a_big_screen_never_hides_the_plot(qtbot):
         registry._REGISTRY.pop(fakes.FAKE_CP.name.lower(), None)
 
 
+def test_a_layout_taller_than_a_short_screen_is_replaced(qtbot, monkeypatch):
+    """Seen under Xvfb: a layout saved with narrow side panels and the Penalty path open kept
+    the plot wide enough, but its stacked panels' minimum heights made the window 900 px tall on
+    a 720 px screen (1280x720 at 150 %: 480 px available), the status bar and Messages off the
+    screen's bottom; the default layout (Series and Warm-up as tabs) fits."""
+    from PySide6.QtCore import QRect
+
+    from segview.gui.main_window import MainWindow
+    from segview.gui.settings import Settings
+
+    registry.all_specs()
+    pelt = registry.get("pelt")  # a penalised method: the window has a Penalty path panel
+    big = MainWindow(Settings(), specs=[pelt])
+    big.show()
+    qtbot.waitExposed(big)
+    big.resize(400, 300)  # as small as the panels allow
+    big.reset_layout()
+    qtbot.wait(50)
+    big.docks["Penalty path"].show()
+    big.resize(1400, 860)
+    qtbot.wait(50)
+    big.settings.save_layout(big.saveGeometry(), big.saveState())
+    big.settings.sync()
+    big.close()
+    big.deleteLater()
+
+    short = QRect(0, 0, 853, 480)
+    monkeypatch.setattr(MainWindow, "_available_geometry", lambda self: short)
+    win = MainWindow(Settings(), specs=[pelt])
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.layout_checked, timeout=3000):
+        win.show()
+    qtbot.waitUntil(lambda: win.frameGeometry().height() <= short.height(), timeout=3000)
+
+
+def test_view_reset_layout_shows_only_the_default_panels(qtbot, make_window):
+    """Reset layout brings back a closed panel but does not open the Penalty path, which the
+    default layout has hidden (it would also start computing a penalty path)."""
+    win = make_window(registry.get("pelt"))  # a penalised method: the window has the dock
+    qtbot.waitExposed(win)
+    assert not win.docks["Penalty path"].isVisible()  # hidden on a first launch
+    win.docks["Warm-up"].close()
+    action = next(a for a in win.menuBar().actions() if a.text() == "&View").menu()
+    reset = next(a for a in action.actions() if a.text() == "Reset &layout")
+    reset.trigger()
+    qtbot.waitUntil(lambda: win.docks["Warm-up"].isVisible(), timeout=2000)
+    assert not win.docks["Penalty path"].isVisible()
+
+
 def test_view_reset_layout_gives_the_plot_its_room(qtbot, make_window):
     win = make_window(fakes.FAKE_CP)
     qtbot.waitExposed(win)

@@ -133,7 +133,7 @@ def test_stale_analysis_is_dropped_when_the_selection_changes(qtbot, make_window
         timeout=120000)
     QApplication.processEvents()
     assert seen == [("warmed", "kbkssd")]
-    assert not [k for k in win.warmup_results if k[:2] == ("mixed", "kbkssd")]
+    assert not [k for k in win.model.warmup_results if k[:2] == ("mixed", "kbkssd")]
     warmed = win.dataset_panel.model.benchmark_named("warmed")
     assert panel.result.to_dict() == analyse_benchmark(warmed, "kbkssd").to_dict()
     # back to barrett: the rules make this benchmark a consistent warm-up
@@ -209,7 +209,7 @@ def test_closed_panel_runs_no_analysis_until_opened_again(qtbot, make_window, tm
     with qtbot.waitSignal(win.warmup_panel.result_shown, timeout=120000,
                           check_params_cb=lambda n: n == "warmed"):
         dock.show()
-    assert calls == [("warmed", "barrett", 0.001, "absolute")]
+    assert [t.key for t in calls] == [("warmed", "barrett", 0.001, "absolute")]
     first = win.current_benchmark.executions[0].id
     assert win.bench_view.execution_class(first) == "warmup"
 
@@ -305,3 +305,76 @@ def test_overlay_mode_colours_each_execution_lane_by_its_class(qtbot, make_windo
     view.set_classes(None)
     assert all(view.overlay_class_color(s.id) is None for s in b.executions)
     assert not lanes[b.executions[0].id].tint_item.isVisible()
+
+
+def test_a_dataset_opened_after_a_warmup_analysis_shows_none_of_its_classes(qtbot, make_window,
+                                                                            tmp_path):
+    """Issue 29: the warm-up results belong to the dataset they were made on. A second file
+    with a benchmark of the same name (so the same execution ids, rule and delta) but other
+    data: its executions are all flat by the rules (1 s plus 0.1 ms noise, one segment), while
+    the first file's "mixed" has two warm-ups. Neither the first file's cached analysis nor a
+    late answer of it may colour the second file's benchmark."""
+    first = _csv(tmp_path)
+    second_dir = tmp_path / "second"
+    second_dir.mkdir()
+    lines = ["process_exec_idx,bench_name," + ",".join(str(i) for i in range(N))]
+    for k in range(len(MIXED)):
+        vals = _execution("flat", 7000 + k)
+        lines.append(f"{k},mixed," + ",".join(repr(float(x)) for x in vals))
+    second = second_dir / "bench.csv"
+    second.write_text("\n".join(lines) + "\n")
+
+    win = make_window(fakes.FAKE_CP)
+    asked: list = []
+    real = win.runner.request_warmup
+    win.runner.request_warmup = lambda *a, **k: (asked.append(a[0]), real(*a, **k))[1]
+    _open(qtbot, win, first)
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        qtbot.mouseClick(win.warmup_panel.open_button, Qt.MouseButton.LeftButton)
+    old = win.dataset_panel.model.benchmark_named("mixed")
+    old_key, old_result = asked[-1], win.warmup_panel.result
+    assert [win.bench_view.execution_class(s.id) for s in old.executions] == list(MIXED)
+
+    # the second file: from the moment it is shown, nothing of the first file's analysis
+    shown: list = []
+
+    def on_shown(_sid):
+        shown.append((win.warmup_panel.result, [win.bench_view.execution_class(s.id)
+                                                for s in old.executions]))
+
+    win.series_shown.connect(on_shown)
+    with qtbot.waitSignal(win.warmup_panel.result_shown, timeout=120000):
+        assert win.open_paths([str(second)])
+    assert shown and shown[0] == (None, [None] * len(MIXED))
+    new = win.dataset_panel.model.benchmark_named("mixed")
+    assert [s.id for s in new.executions] == [s.id for s in old.executions]  # same ids
+    assert [e.classification for e in win.warmup_panel.result.executions] == ["flat"] * len(MIXED)
+    with qtbot.waitSignal(win.benchmark_shown, timeout=10000):
+        qtbot.mouseClick(win.warmup_panel.open_button, Qt.MouseButton.LeftButton)
+    assert [win.bench_view.execution_class(s.id) for s in new.executions] == ["flat"] * len(MIXED)
+    # a late answer of the first file's analysis (asked for the same benchmark, rule and delta)
+    win.runner.warmup_ready.emit(old_key, old_result)
+    QApplication.processEvents()
+    assert [e.classification for e in win.warmup_panel.result.executions] == ["flat"] * len(MIXED)
+    assert [win.bench_view.execution_class(s.id) for s in new.executions] == ["flat"] * len(MIXED)
+    assert win.warmup_panel.result.to_dict() == analyse_benchmark(new, "barrett").to_dict()
+
+
+def test_time_to_steady_says_when_a_unitless_series_was_taken_as_seconds(qtbot, tmp_path):
+    """The analysis takes a unit that is not a time as seconds (warmup_stats' rule, a warning in
+    Messages); the panel says so beside the figure instead of showing a bare "s"."""
+    import dataclasses
+
+    from segview.core.io import load
+    from segview.gui.warmup_panel import WarmupPanel
+
+    bench = next(b for b in load(_csv(tmp_path)).benchmarks() if b.name == "mixed")
+    timed = analyse_benchmark(bench, "barrett")
+    panel = WarmupPanel()
+    qtbot.addWidget(panel)
+    panel.set_pending("mixed", 4)  # the panel shows only the benchmark it waits for
+    assert panel.set_result(timed)
+    assert "taken as s" not in _text(panel.fields["time_to_steady"])
+    assert panel.set_result(dataclasses.replace(timed, unit=""))
+    text = _text(panel.fields["time_to_steady"])
+    assert text.endswith(") s (values taken as s)"), text

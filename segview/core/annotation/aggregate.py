@@ -235,16 +235,15 @@ def _onset_part(series_id: str, steady: bool | None, disputed: bool, onsets: dic
 
 def _rows_from(judgments: Any) -> list[tuple[str, str, bool | None, int | None]]:
     """Normalise accepted inputs into (series_id, judge, steady, index) rows."""
+    rows: list[tuple[str, str, bool | None, int | None]] = []
     if hasattr(judgments, "to_dict") and hasattr(judgments, "columns"):  # pandas DataFrame
         judgments = judgments.to_dict("records")
     if isinstance(judgments, Mapping):  # {series: {judge: onset | None}}
-        rows = []
         for sid, per_judge in judgments.items():
             for judge, idx in per_judge.items():
                 rows.append((str(sid), str(judge), idx is not None,
                              None if idx is None else int(idx)))
         return rows
-    rows = []
     for n, r in enumerate(judgments):
         if isinstance(r, Mapping):
             sid, judge, steady, idx = (r.get("series_id"), r.get("judge"), r.get("steady"),
@@ -313,10 +312,10 @@ def aggregate(judgments: Any, *, rule: str = "general", eps: float = 50.0,
     out = []
     for sid, votes in per_series.items():
         ordered = sorted(votes.values(), key=lambda x: rank[x.judge])
-        if eps_frac is not None:
-            if sid not in lengths:  # type: ignore[operator]  # lengths is given whenever eps_frac is (ParameterError above otherwise)
+        if eps_frac is not None and lengths is not None:   # lengths is given with eps_frac (above)
+            if sid not in lengths:
                 raise InputError(sid, "eps_frac needs this series' length")
-            eps = eps_frac * lengths[sid]  # type: ignore[index]  # lengths is given whenever eps_frac is (ParameterError above otherwise)
+            eps = eps_frac * lengths[sid]
         out.append(aggregate_series(sid, ordered, rule=rule, eps=eps, min_samples=min_samples,
                                     tie=tie, adjudication=adj.get(sid)))
     return out

@@ -112,8 +112,9 @@ def _fix_userinfo(rest: str) -> str:
     return userinfo.replace("@", "%40") + rest[at:]
 
 
-def _from_url(text: str, source: str) -> DatabaseLocation:
-    scheme = _SCHEME.match(text).group("scheme").lower()  # type: ignore[union-attr]  # only called for text that _SCHEME matched (resolve_db checks first)
+def _from_url(text: str, scheme: str, source: str) -> DatabaseLocation:
+    """The location of a database URL; ``scheme`` is its scheme as written (``_SCHEME``)."""
+    scheme = scheme.lower()
     rest = text[text.index("://") + 3:]
     if scheme in ("postgresql", "postgres"):
         scheme = "postgresql+psycopg"
@@ -169,7 +170,7 @@ def resolve_db(db: str | os.PathLike[str] | None = None, *, source: str = "argum
         raise DatabaseNameError(source, "the database name holds a NUL character")
     match = _SCHEME.match(text)
     if match and len(match.group("scheme")) > 1:  # "C://x" is a Windows drive, not a scheme
-        return replace(_from_url(text, source), given=text)
+        return replace(_from_url(text, match.group("scheme"), source), given=text)
     bad = _URLISH.match(text)
     if bad:
         raise DatabaseNameError(source, f"the database name starting with "

@@ -16,6 +16,7 @@ A GUI drives it like this::
     s.record(judge, sid, steady=True, expect=lab.event_id)   # refused if changed elsewhere
     s.undo(judge, mine=ids, shown=view)     # one window's own actions only (see record/undo)
     s.progress()                            # {judge name: (labelled, total)}
+    s.add_judges(["bob", "carol"])          # several judges at once (names checked first)
     s.assign(k=3, seed=1)                   # each series to exactly 3 judges (balanced, seeded)
     s.coverage()                            # {series_id: (judges labelled, judges assigned)}
     s.visible_labels(judge, series_id)      # {} in blind mode unless review=True
@@ -49,6 +50,30 @@ ANY: Any = type("AnyLabel", (), {"__repr__": lambda self: "ANY"})()
 DEFAULT_SETTINGS: dict[str, Any] = {"rule": "general", "eps": 50.0, "eps_frac": None,
                                     "min_samples": None, "tie": "disputed", "blind": True,
                                     "calibration": 0}
+
+
+def split_judge_names(text: str) -> list[str]:
+    """Judge names typed as one list (``"alice, bob,carol"``): split at commas, stripped, empty
+    entries and repeats dropped, in the order given."""
+    out: list[str] = []
+    for name in (part.strip() for part in text.split(",")):
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
+def check_judge_names(names: Iterable[str], what: str = "judge") -> None:
+    """Refuse an empty name, or one the database cannot store, before anything is written (the
+    checks :meth:`AnnotationSession.judge` makes, for a whole list: ``session create --judge``
+    and the session dialog).
+
+    Raises:
+        InputError: naming ``what`` (e.g. ``--judge``) or the name, and the reason.
+    """
+    for name in names:
+        if not name.strip():
+            raise InputError(what, "a judge name is empty")
+        st.check_text(name, f"judge name {st.shown(name)}", st.MAX_NAME)
 
 
 @dataclass(frozen=True)
@@ -240,6 +265,12 @@ class AnnotationSession:
         except StoreConflictError:
             pass  # another process added the same judge just now: use theirs
         return self.judge(name)
+
+    def add_judges(self, names: Sequence[str], role: str = "judge") -> list[Judge]:
+        """Add several judges (each with their own seeded order, as :meth:`judge`); every name is
+        checked before the first is written. Names already in the session are kept as they are."""
+        check_judge_names(names)
+        return [self.judge(name, create=True, role=role) for name in names]
 
     def order(self, judge: Judge) -> list[Item]:
         """The items in the judge's own shuffled order (seeded, reproducible); with an assignment
@@ -557,8 +588,8 @@ class AnnotationSession:
         series steady both times), ``mean_onset_drift`` (repeat minus first, > 0 = later)."""
         first, again = self.labels(judge), self.labels(judge, repeat=True)
         both = [s for s in again if s in first]
-        diffs = [again[s].onset - first[s].onset for s in both  # type: ignore[operator]  # the comprehension keeps series with an onset both times
-                 if first[s].onset is not None and again[s].onset is not None]
+        diffs = [a - f for s in both
+                 if (f := first[s].onset) is not None and (a := again[s].onset) is not None]
         nan = float("nan")
         return {"n": float(len(both)),
                 "binary_agreement": (sum(first[s].steady == again[s].steady for s in both)

@@ -49,7 +49,7 @@ from typing import Any
 from sqlalchemy import (Boolean, Column, Float, ForeignKey, Integer, LargeBinary, MetaData, String,
                         Table, Text, UniqueConstraint, create_engine, delete, event, insert, select,
                         text, update)
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
@@ -226,7 +226,7 @@ def check_text(value: str | None, what: str, limit: int | None = None) -> None:
                                f"at most {limit}")
 
 
-def shown(value: str, width: int = 60) -> str:
+def shown(value: object, width: int = 60) -> str:
     """A name as it may appear in a message: escaped (NUL, control characters) and shortened."""
     r = repr(str(value))
     return r if len(r) <= width else r[: width - 4] + "...'"
@@ -282,7 +282,7 @@ def replay(history: list[Event]) -> tuple[dict[tuple[int, int], Event], list[int
         elif ev.kind == "redo" and ev.target in redo:
             redo.remove(ev.target)
             done.append(ev.target)
-    current: dict[int, Event] = {}
+    current: dict[tuple[int, int], Event] = {}
     for eid in done:
         ev = by_id[eid]
         if ev.item_id is not None:
@@ -291,10 +291,18 @@ def replay(history: list[Event]) -> tuple[dict[tuple[int, int], Event], list[int
     return current, done, redo
 
 
-def _reason(err: Exception) -> str:
+def _reason(err: BaseException) -> str:
     """The first line of what the database driver said (SQLAlchemy's wrapper adds its own)."""
     lines = str(getattr(err, "orig", None) or err).splitlines()
     return lines[0] if lines else type(err).__name__
+
+
+def _new_id(result: CursorResult[Any]) -> int:
+    """The primary key of the row an INSERT of one row created."""
+    key = result.inserted_primary_key
+    if key is None:   # SQLAlchemy gives it for every single-row INSERT
+        raise StoreError("annotation database: an insert returned no row id")
+    return int(key[0])
 
 
 def _read_only_file(path: Path) -> bool:
@@ -352,25 +360,25 @@ class Store:
         self.read_only = False
         self._identity: tuple[int, int] | None = None
         self._rescued: Path | None = None
-        self.engine: Engine | None = None
+        engine: Engine | None = None
         try:
             if self.location.is_sqlite:
                 if self.path is not None:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     self.read_only = _read_only_file(self.path)
-                self.engine = _sqlite_engine(self.path, self.read_only,
-                                             lambda: self._identity is None)
+                engine = _sqlite_engine(self.path, self.read_only, lambda: self._identity is None)
             else:
-                self.engine = create_engine(self.url, pool_pre_ping=True)
+                engine = create_engine(self.url, pool_pre_ping=True)
+            self.engine: Engine = engine   # a store always has its engine
             self._init_schema(create)
             self._identity = self._file_identity()
         except RecoverableError:
-            if self.engine is not None:
-                self.engine.dispose()
+            if engine is not None:
+                engine.dispose()
             raise
         except (ArgumentError, SQLAlchemyError, ImportError, OSError, ValueError) as err:
-            if self.engine is not None:
-                self.engine.dispose()
+            if engine is not None:
+                engine.dispose()
             hint = ("; PostgreSQL needs the driver: pip install 'psycopg[binary]'"
                     if isinstance(err, ImportError) and "psycopg" in str(err) else "")
             raise StoreError(f"annotation database {self.display_url}: cannot be opened "
@@ -407,32 +415,36 @@ class Store:
         now = self._file_identity()
         if now != self._identity:
             if self._rescued is None:
-                self._rescued = self._rescue()
+                self._rescued = self._rescue(self.path)
             raise DatabaseFileGoneError(str(self.path), "deleted (or moved away)" if now is None
                                         else "replaced by another file",
                                         str(self._rescued) if self._rescued else None)
 
-    def _rescue(self) -> Path | None:
+    def _rescue(self, path: Path) -> Path | None:
         """Copy what an open connection still reads of the lost file (every judgment confirmed
-        through this store) to ``<name>.rescued-<time>.sqlite`` beside it; None when no
+        through this store) to ``<name>.rescued-<time>.sqlite`` beside ``path``; None when no
         connection is open (a new one would only create an empty file at the path) or the copy
         cannot be written."""
         import sqlite3
 
         try:
-            if self.engine is None or self.engine.pool.checkedin() < 1:  # type: ignore[attr-defined]  # SQLite's pool is a QueuePool, which has checkedin(); the Pool base class does not
+            pool = self.engine.pool   # a file's engine has a QueuePool (_sqlite_engine)
+            if not isinstance(pool, QueuePool) or pool.checkedin() < 1:
                 return None
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            target = self.path.with_name(f"{self.path.name}.rescued-{stamp}.sqlite")
+            target = path.with_name(f"{path.name}.rescued-{stamp}.sqlite")
             k = 1
             while target.exists():
                 k += 1
-                target = self.path.with_name(f"{self.path.name}.rescued-{stamp}-{k}.sqlite")
+                target = path.with_name(f"{path.name}.rescued-{stamp}-{k}.sqlite")
             raw = self.engine.raw_connection()
             try:
                 dst = sqlite3.connect(str(target))
                 try:
-                    raw.driver_connection.backup(dst)
+                    source = raw.driver_connection
+                    if source is None:   # an invalidated connection: nothing left to copy
+                        raise sqlite3.Error("the open connection was invalidated")
+                    source.backup(dst)
                 finally:
                     dst.close()
             finally:
@@ -523,7 +535,7 @@ class Store:
                                                        value=str(SCHEMA_VERSION)))
                 return
             if state == "old":
-                migrate(conn, int(version))
+                migrate(conn, version)
             self._check_columns(conn)
 
     def _use_wal(self) -> None:
@@ -531,12 +543,16 @@ class Store:
         transaction on the raw connection."""
         raw = self.engine.raw_connection()
         try:
-            raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+            driver = raw.driver_connection
+            if driver is None:   # a connection just checked out is never invalidated
+                raise StoreError(f"annotation database {self.display_url}: no open connection")
+            driver.execute("PRAGMA journal_mode=WAL")
         finally:
             raw.close()
 
-    def _schema_state(self, conn: Connection) -> tuple[str, str | None]:
-        """``("empty"|"current"|"old", version)``; raises for foreign, damaged or newer databases."""
+    def _schema_state(self, conn: Connection) -> tuple[str, int]:
+        """``("empty"|"current"|"old", version)`` (version 0 when empty); raises for foreign,
+        damaged or newer databases."""
         from sqlalchemy import inspect
 
         tables = set(inspect(conn).get_table_names())
@@ -545,7 +561,7 @@ class Store:
                 shown = ", ".join(sorted(tables)[:5])
                 raise StoreError(f"{self.display_url}: not a segview annotation database (it "
                                  f"holds other tables: {shown}); segview leaves it untouched")
-            return "empty", None
+            return "empty", 0
         version = conn.execute(select(meta_table.c.value).where(
             meta_table.c.key == "schema_version")).scalar()
         try:
@@ -559,7 +575,7 @@ class Store:
         if number < 1:
             raise StoreError(f"{self.display_url}: damaged annotation database (schema "
                              f"version {number})")
-        return ("current" if number == SCHEMA_VERSION else "old"), str(number)
+        return ("current" if number == SCHEMA_VERSION else "old"), number
 
     def _check_columns(self, conn: Connection) -> None:
         from sqlalchemy import inspect
@@ -607,10 +623,10 @@ class Store:
                 exists = conn.execute(select(sessions.c.id).where(sessions.c.name == name)).first()
                 if exists is not None:
                     raise InputError(name, "an annotation session of that name already exists")
-                sid = int(conn.execute(insert(sessions).values(
+                sid = _new_id(conn.execute(insert(sessions).values(
                     name=name, protocol=protocol,
                     settings=json.dumps(dict(settings), sort_keys=True),
-                    created_at=time.time(), tool_version=tool_version)).inserted_primary_key[0])
+                    created_at=time.time(), tool_version=tool_version)))
                 if item_rows:
                     conn.execute(insert(items), [{**r, "session_id": sid} for r in item_rows])
                 if then is not None:  # further rows of the new session, same transaction
@@ -653,7 +669,7 @@ class Store:
         values.setdefault("created_at", time.time())
         if values.get("change_points") is not None:
             values["change_points"] = json.dumps([int(c) for c in values["change_points"]])
-        return int(conn.execute(insert(events).values(**values)).inserted_primary_key[0])
+        return _new_id(conn.execute(insert(events).values(**values)))
 
     def judge_history(self, judge_id: int, conn: Connection | None = None) -> list[Event]:
         q = select(events).where(events.c.judge_id == judge_id).order_by(events.c.id)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import safecsv
 from ..atomic import atomic_open
@@ -138,15 +139,16 @@ def read_judgments_csv(path: str | Path) -> list[JudgmentRow]:
 def write_judgments_csv(path: str | Path, rows: Sequence[JudgmentRow | tuple]) -> None:
     """Write ``(series_id, judge, steady, index[, change_points[, role]])`` rows as a judgments
     table; a ``role`` column is written when some row is an adjudicator's."""
-    rows = [(r.series_id, r.judge, r.steady, r.index, r.change_points, r.role)
-            if isinstance(r, JudgmentRow) else tuple(r) for r in rows]
-    with_cps = any((r[4] if len(r) > 4 else None) is not None for r in rows)
-    with_role = any(len(r) > 5 and r[5] not in (None, "judge") for r in rows)
+    table: list[tuple[Any, ...]] = [
+        (r.series_id, r.judge, r.steady, r.index, r.change_points, r.role)
+        if isinstance(r, JudgmentRow) else tuple(r) for r in rows]
+    with_cps = any((r[4] if len(r) > 4 else None) is not None for r in table)
+    with_role = any(len(r) > 5 and r[5] not in (None, "judge") for r in table)
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = safecsv.writer(fh, lineterminator="\n")
         w.writerow([*JUDGMENT_COLUMNS, *(["change_points"] if with_cps else []),
                     *(["role"] if with_role else [])])
-        for r in rows:
+        for r in table:
             sid, judge, steady, idx = r[:4]
             cells = [sid, judge, int(bool(steady)), "" if idx is None else int(idx)]
             if with_cps:

@@ -84,7 +84,7 @@ def cluster_breakpoints(samples: Sequence[Segmentation], cutoff: float | None = 
         else:
             used = float(cutoff)
             labels = fcluster(z, t=used, criterion="distance")
-    clusters = []
+    clusters: list[dict[str, Any]] = []
     for lab in np.unique(labels):
         idx = np.flatnonzero(labels == lab)
         vals = pts[idx]
@@ -124,7 +124,7 @@ def vote_orders(samples: Sequence[Segmentation], clusters: Sequence[dict[str, An
 
 
 def _nn_distances(samples: Sequence[Segmentation]) -> NDArray[np.float64]:
-    out = []
+    out: list[float] = []
     for b, (st, _) in enumerate(samples):
         others = np.array([c for bb, (s2, _) in enumerate(samples) if bb != b for c in s2])
         if others.size:

@@ -688,11 +688,12 @@ def _mutate(a, out, p0, spans, pi_b, pi_p, pi_n):
 
 @njit(cache=True, nogil=True)
 def ga_run(x, p0, spans, floor, seed, n_islands, n_pop, n_migrants, mig_interval, stable,
-           max_migrations, pi_b, pi_c, pi_p, pi_n, exact=False):
-    """One GA run (islands, steady-state offspring, migration). Returns (chromosome, CL, migrations)."""
+           max_migrations, pi_b, pi_c, pi_p, pi_n, exact=False, logn_factor=1.0):
+    """One GA run (islands, steady-state offspring, migration). Returns (chromosome, CL, migrations).
+    ``logn_factor`` multiplies each piece's ``ln n`` term (autoparm's ``penalty_factor``)."""
     np.random.seed(seed)
     n = x.size
-    logn = math.log(n)
+    logn = math.log(n) * logn_factor
     s_arr, q_arr = prefix_sums(x, p0)
     g = np.zeros(p0 + 1)
     v = np.zeros(p0 + 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +20,20 @@ from ..context import NULL_CONTEXT, RunContext
 
 XMIN = 2.2250738585072014e-308  # R's .Machine$double.xmin
 LOG_XMIN = math.log(XMIN)
+
+
+class _Diagnostics(TypedDict):
+    map_run: NDArray[np.int64]
+    p_short: NDArray[np.float64]
+    lag_mass: NDArray[np.float64]
+    kept: NDArray[np.int64]
+    last: NDArray[np.float64]
+
+
+class Diagnostics(_Diagnostics, total=False):
+    """:func:`bocpd`'s per-sample diagnostics (described in its Returns)."""
+
+    posteriors: list[NDArray[np.float64]]
 
 
 def lgamma_table(alpha0: float, size: int) -> NDArray[np.float64]:
@@ -114,7 +129,7 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
           trunc: float = 1e-4, max_len: int = 10_000, compiled: bool = True,
           keep_posterior: bool = False, strength_lag: int = 10, window: int = 2,
           short_run: int = 5, ctx: RunContext = NULL_CONTEXT
-          ) -> tuple[NDArray[np.int64], dict[str, object]]:
+          ) -> tuple[NDArray[np.int64], Diagnostics]:
     """BOCPD on ``y`` (shape ``(n,)`` or ``(n, d)``) as R ``ocp::onlineCPD`` computes it.
 
     Args:
@@ -195,8 +210,8 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         lag_mass[t - 1] = float(newR[lo:hi].sum())
         kept[t - 1] = L + 1
         R = newR
-    diag = {"map_run": map_run, "p_short": p_short, "lag_mass": lag_mass, "kept": kept,
-            "last": R}
+    diag: Diagnostics = {"map_run": map_run, "p_short": p_short, "lag_mass": lag_mass,
+                         "kept": kept, "last": R}
     if keep_posterior:
         diag["posteriors"] = posteriors
     return _starts(parent, n), diag

@@ -1,4 +1,5 @@
-"""Exact optimal partitioning under MBIC with functional pruning (``op``'s default, l2, min_size 1).
+"""Exact optimal partitioning under MBIC with functional pruning (``op``'s default: l2, any minimum
+segment length).
 
 The recursion is OP's: ``F(t) = min_k F(k) + C(k, t) + ln(t - k) + beta`` with ``C`` the squared
 error of ``y[k:t]`` about its mean. PELT's pruning is not valid here (``ln`` of a segment length is
@@ -141,43 +142,58 @@ def op_mbic_advance(S: NDArray[np.float64], Q: NDArray[np.float64], F: NDArray[n
                     left: NDArray[np.float64], right: NDArray[np.float64],
                     keep: NDArray[np.bool_], lg: NDArray[np.float64], t_from: int,
                     t_to: int, n: int, beta: float, tol: float, slack: float,
-                    tie_last: bool) -> None:
-    """OP under MBIC (l2, min_size 1) for ``t in [t_from, t_to)`` with exact functional pruning.
+                    tie_last: bool, m: int = 1, mbic: bool = True) -> None:
+    """OP under MBIC (l2, minimum segment ``m``) for ``t in [t_from, t_to)`` with exact
+    functional pruning.
+
+    ``mbic=False`` with ``lg`` all zeros is OP under a constant penalty: the length terms are gone,
+    the bounds above hold with a zero gap (FPOP's own argument), and survivors are evaluated with
+    the constant-penalty segment cost, as :func:`._partition_kernels.op_advance` does with
+    ``mbic=False`` (used where FPOP cannot run: a minimum segment above 1).
 
     ``cand[:state[0]]`` holds the live candidates in ascending order; ``state[1]`` is the list
     length that triggers the next pruning sweep. The caller sets ``F[0] = -beta``, ``cand[0] = 0``,
     ``state = [1, 16]``; ``cand``, ``left``, ``right`` and ``keep`` have room for ``n + 1`` entries; ``lg[j] = ln(j)``
     for ``j = 1..n`` (a table: the pruning bounds need only be valid, not bitwise anything).
+
+    Minimum segment ``m``: the candidates of ``F(t)`` are ``{0} U [m, t - m]``, as in
+    :func:`._partition_kernels.op_advance`. A start ``c`` joins the list only at ``t = c + m``, when
+    it becomes feasible, so every listed candidate is feasible at every later end point and the
+    pruning argument of the module docstring holds unchanged (both candidates of a comparison
+    receive the same new terms; only feasible ones are compared). ``F(t) = inf`` for ``0 < t < m``.
     """
     k = state[0]
     sweep_at = state[1]
     for t in range(t_from, t_to):
+        if t < m:
+            F[t] = _INF
+            last[t] = -1
+            continue
+        c_new = t - m
+        if c_new >= m:  # the start that became feasible at this end point
+            cand[k] = c_new
+            k += 1
+            if k >= sweep_at:
+                # decide every candidate against the full list first (a candidate pruned in this
+                # sweep may still serve as the one that beats another: beaten-by relations chain)
+                for i in range(k):
+                    keep[i] = not _beaten(i, cand, k, F, S, Q, n, t, tol, slack, left, right, lg)
+                j = 0
+                for i in range(k):
+                    if keep[i]:
+                        cand[j] = cand[i]
+                        j += 1
+                k = j
+                sweep_at = max(2 * k, 16)
         best = _INF
         arg = -1
         for i in range(k):
             tau = cand[i]
-            v = F[tau] + segment_cost(S, Q, tau, t, _L2, 0.0, True)
+            v = F[tau] + segment_cost(S, Q, tau, t, _L2, 0.0, mbic)
             if v < best or (tie_last and v == best):
                 best = v
                 arg = tau
         F[t] = best + beta
         last[t] = arg
-        if t >= n:
-            continue
-        cand[k] = t
-        k += 1
-        if k >= sweep_at:
-            # decide every candidate against the full list first (a candidate pruned in this
-            # sweep may still serve as the one that beats another: beaten-by relations chain)
-            for i in range(k):
-                keep[i] = not _beaten(i, cand, k, F, S, Q, n, t + 1, tol, slack, left, right,
-                                     lg)
-            j = 0
-            for i in range(k):
-                if keep[i]:
-                    cand[j] = cand[i]
-                    j += 1
-            k = j
-            sweep_at = max(2 * k, 16)
     state[0] = k
     state[1] = sweep_at

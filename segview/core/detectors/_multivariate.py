@@ -33,7 +33,7 @@ from ..params import Params
 from ..registry import register_multivariate
 from ..result import DetectionResult
 from . import _costs
-from .partition import Partition, _segments, auto_min_size, noise_variance
+from .partition import Partition, _segments, auto_min_size, min_size_note, noise_variance
 
 if TYPE_CHECKING:
     from . import _multivariate_kernels as _mk
@@ -104,6 +104,7 @@ def _partition_result(name: str, values: NDArray[np.float64], params: Params, pr
     n = y.shape[0]
     if part.mbic:
         notes += ("MBIC: ln(segment length) added to each segment's cost",)
+    notes += min_size_note(name, params)
     stats = {"optimal_cost_std": part.F[1:].copy(), "penalized_cost": float(part.F[n]),
              "penalty": part.beta, "min_size": auto_min_size(params["cost"], params["min_size"]),
              "segments": _segments(part.change_points, n), "dimensions": int(y.shape[1])}

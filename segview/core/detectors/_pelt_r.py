@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 from ._jit import njit
@@ -210,7 +211,7 @@ def segment_costs_and_floor(s1: NDArray[np.float64], s2: NDArray[np.float64], th
     k = max(1, min(int(threads), n // 64))
     # column t costs ~t: split [1, n] so that every range holds ~1/k of n^2/2
     cuts = [1] + [int(round(n * math.sqrt(i / k))) + 1 for i in range(1, k)] + [n + 1]
-    floors = run_in_threads([lambda lo=lo, hi=hi: _segment_costs_kernel(a, b, out, lo, hi)
+    floors = run_in_threads([partial(_segment_costs_kernel, a, b, out, lo, hi)
                              for lo, hi in zip(cuts[:-1], cuts[1:])])
     return out, (math.nan if any(math.isnan(v) for v in floors) else min(floors, default=math.inf))
 
@@ -314,6 +315,23 @@ def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
                 keep += 1 if vp[i] <= bound else 0
             cp[keep] = t - minseglen + 1
             ncand[p] = keep + 1
+
+
+@njit(nogil=True, cache=True)
+def take_runs(ra, rb, NA, NB, m, newc):  # pragma: no cover (compiled)
+    """The end of a PELT step on candidates kept as runs ``[RA, RB)``: the kept runs
+    ``NA/NB[:m]`` with the new candidate ``newc`` appended (joining the last run when it ends at
+    ``newc``) become the candidates ``ra/rb``; returns their number of runs."""
+    if m > 0 and NB[m - 1] == newc:
+        NB[m - 1] = newc + 1
+    else:
+        NA[m] = newc
+        NB[m] = newc + 1
+        m += 1
+    for q in range(m):
+        ra[q] = NA[q]
+        rb[q] = NB[q]
+    return m
 
 
 @njit(nogil=True, cache=True)
@@ -435,16 +453,7 @@ def _pelt_r_kernel_table_runs(costs, betas, minseglen, last, nseg, f):
                     NB[m] = a + q
                     m += 1
                 pos += ln
-            if m > 0 and NB[m - 1] == newc:
-                NB[m - 1] = newc + 1
-            else:
-                NA[m] = newc
-                NB[m] = newc + 1
-                m += 1
-            for q in range(m):
-                ra[q] = NA[q]
-                rb[q] = NB[q]
-            nr[p] = m
+            nr[p] = take_runs(ra, rb, NA, NB, m, newc)
 
 
 def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas: list[float],
@@ -470,9 +479,9 @@ def pelt_r_meanvar_many(s1: NDArray[np.float64], s2: NDArray[np.float64], betas:
     cuts = [k * i // nt for i in range(nt + 1)]          # contiguous rows: views, not copies
     kernel = (_pelt_r_kernel_table_runs if nan_free and bool(np.isfinite(b).all())
               else _pelt_r_kernel_table_many)
-    run_in_threads([lambda lo=lo, hi=hi: kernel(
-        costs, b[lo:hi], int(minseglen), last[lo:hi], nseg[lo:hi], f[lo:hi])
-        for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
+    run_in_threads([partial(kernel, costs, b[lo:hi], int(minseglen), last[lo:hi], nseg[lo:hi],
+                            f[lo:hi])
+                    for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
     return [_result(last[p], nseg[p], f[p], float(b[p])) for p in range(k)]
 
 

@@ -42,6 +42,7 @@ a few milliseconds to ~0.2 s.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,10 +55,16 @@ from ..result import DetectionResult
 
 #: (label, detector, pinned parameters) of the five members.
 MEMBERS: tuple[tuple[str, str, Mapping[str, Any]], ...] = (
-    ("binseg", "binseg", {"scale": "zscore", "cost": "l2", "penalty": "mbic"}),
-    ("binseg normal", "binseg", {"scale": "zscore", "cost": "normal", "penalty": "mbic"}),
+    # every binseg parameter is pinned (binseg's defaults may change; auto must not follow them
+    # silently): min_size 1 and 2 are what binseg's automatic minimum gives for each cost
+    ("binseg", "binseg", {"scale": "zscore", "cost": "l2", "penalty": "mbic", "min_size": 1,
+                          "var_offset": 0.0, "noise_scale": False, "n_bkps": None,
+                          "max_bkps": None, "rule": "segview"}),
+    ("binseg normal", "binseg", {"scale": "zscore", "cost": "normal", "penalty": "mbic",
+                                 "min_size": 2, "var_offset": 0.0, "noise_scale": False,
+                                 "n_bkps": None, "max_bkps": None, "rule": "segview"}),
     ("amoc", "amoc", {}),
-    ("bocpd", "bocpd", {}),
+    ("bocpd", "bocpd", {"strength_lag": 10}),  # the one parameter its preset leaves open
     ("cpnp", "cpnp", {}),
 )
 #: members whose pinned parameters start from their ``tcpdbench`` preset
@@ -118,29 +125,54 @@ def vote(lists: Sequence[Sequence[int]], votes: int, window: int
     return [out[i] for i in order], [support[i] for i in order]
 
 
-def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+@dataclass(frozen=True)
+class Members:
+    """The prepare stage: every member's change points on the series (and cpnp's on ``-y``).
+    Neither ``votes`` nor ``window`` changes them, so a slider move only votes again."""
+
+    n: int
+    #: (label, change points, change points on -y or None) per member, in MEMBERS order
+    runs: tuple[tuple[str, tuple[int, ...], tuple[int, ...] | None], ...]
+
+
+def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Members:
+    """Run the five members (the expensive part; independent of ``votes`` and ``window``)."""
     from ..api import run_spec  # the members run exactly as segview.detect runs them
 
     y = np.asarray(values, dtype=np.float64)
     n = y.size
-    lists: list[list[int]] = []
-    stats: dict[str, Any] = {}
+    runs: list[tuple[str, tuple[int, ...], tuple[int, ...] | None]] = []
     for i, (label, detector, pinned) in enumerate(MEMBERS):
         ctx.check()
         spec = get(detector)
         p = _member_params(detector, pinned)
+        flipped: tuple[int, ...] | None = None
         if n < spec.required_length(p):
-            cps: list[int] = []  # too short for this member: it sees no change
+            cps: tuple[int, ...] = ()  # too short for this member: it sees no change
         else:
             part = ctx.part(i / len(MEMBERS), (i + 1) / len(MEMBERS), label)
-            cps = [int(c) for c in run_spec(spec, y, p, part).change_points]
+            cps = tuple(int(c) for c in run_spec(spec, y, p, part).change_points)
             if detector in _BOTH_SIGNS:
-                flipped = [int(c) for c in run_spec(spec, -y, p, part).change_points]
-                stats[f"member {label} (-y)"] = flipped
-                cps = agreed(cps, flipped, int(params["window"]))
+                flipped = tuple(int(c) for c in run_spec(spec, -y, p, part).change_points)
+        runs.append((label, cps, flipped))
+        ctx.progress((i + 1) / len(MEMBERS))
+    return Members(n, tuple(runs))
+
+
+def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    n = np.asarray(values).size
+    prep = ctx.prepared
+    if not isinstance(prep, Members) or prep.n != n:
+        prep = prepare(values, params, ctx)
+    lists: list[list[int]] = []
+    stats: dict[str, Any] = {}
+    for label, member_cps, flipped in prep.runs:
+        cps = list(member_cps)
+        if flipped is not None:
+            stats[f"member {label} (-y)"] = list(flipped)
+            cps = agreed(cps, flipped, int(params["window"]))
         lists.append(cps)
         stats[f"member {label}"] = cps
-        ctx.progress((i + 1) / len(MEMBERS))
     cps, support = vote(lists, int(params["votes"]), int(params["window"]))
     cps_arr = np.asarray([c for c in cps if 0 < c < n], dtype=np.int64)
     strengths = np.asarray([s / len(MEMBERS) for c, s in zip(cps, support) if 0 < c < n])
@@ -183,7 +215,7 @@ AUTO = register(DetectorSpec(
                   help="How close the models' change points must be to count as one change "
                        "(TCPDBench's scoring margin)."),
     ),
-    run=_run, min_length=_min_length, affine_invariant=True,
+    run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     # off in a fresh explorer: not better than binseg out of sample yet, and 0.5-0.75 s a series
     enabled_by_default=False,
     presets=(Preset("unanimous", {"votes": len(MEMBERS)},

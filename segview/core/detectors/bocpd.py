@@ -26,6 +26,9 @@ also what TCPDBench reports for this method).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -48,7 +51,7 @@ def _scaled(values: NDArray[np.float64], mode: str) -> NDArray[np.float64]:
     return np.column_stack([scale_values(y[:, j], mode)[0] for j in range(y.shape[1])])
 
 
-def start_probability(diag: dict, cp: int, lag: int, window: int = STRENGTH_WINDOW) -> float:
+def start_probability(diag: Mapping[str, Any], cp: int, lag: int, window: int = STRENGTH_WINDOW) -> float:
     """P(the run at time ``min(n, cp + lag)`` began within ``window`` samples of ``cp``)."""
     lag_mass = diag["lag_mass"]
     n = lag_mass.size
@@ -78,7 +81,7 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
               Track(f"P(run < {SHORT_RUN})", diag["p_short"], y_range=(0.0, 1.0)))
     stats = {"starts": starts, "hazard": 1.0 / params["hazard_lambda"],
              "run_lengths_kept": diag["kept"]}
-    notes = ()
+    notes: tuple[str, ...] = ()
     if params["scale"] != "none":
         notes = (f"scale={params['scale']}: each dimension standardised before detection",)
     return DetectionResult("bocpd", params, np.asarray(cps, dtype=np.int64), tracks=tracks,

@@ -260,14 +260,18 @@ def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int 
         return res if res is not None else _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs,
                                                                   nan_free)
 
-    def pelt_many(betas: list[float]) -> list[PeltRun]:
-        done = {b: known(b) for b in betas}
-        todo = [b for b in betas if done[b] is None]
-        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, costs, threads, nan_free)
-        done.update(zip(todo, ran))
-        return [done[b] for b in betas]   # type: ignore[misc]  # every beta is filled now: known ones above, the others by this run
+    if costs is None:
+        return pelt, None
+    table = costs   # a table from here on, for pelt_many below
 
-    return pelt, (None if costs is None else pelt_many)
+    def pelt_many(betas: list[float]) -> list[PeltRun]:
+        done = {b: r for b in betas if (r := known(b)) is not None}
+        todo = [b for b in betas if b not in done]
+        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, table, threads, nan_free)
+        done.update(zip(todo, ran))
+        return [done[b] for b in betas]
+
+    return pelt, pelt_many
 
 
 def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> CpssdPrepared:

@@ -35,25 +35,29 @@ from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register, register_multivariate
 from ..result import DetectionResult
-from ._rkinds import SAMPLE_KINDS
-from .kcpa import as_matrix
+from ._recp import rrng as _rr
+from ._recp import sample_kind_param, scale_param, scaled_input
 
 if TYPE_CHECKING:
     from . import _ecp_kernels as _ek
-    from . import _rrng as _rr
 else:  # listing detectors imports no numba
     _ek = lazy_module("._ecp_kernels", __package__)
-    _rr = lazy_module("._rrng", __package__)
 
 STATISTIC_RULES = ("ecp-3.1.1", "ecp-3.1.2")
 
 
 def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_size: int = 30,
                alpha: float = 1.0, seed: int = 1, sample_kind: str = "rejection",
-               trunc: bool = True, ctx: RunContext | None = None) -> dict:
+               trunc: bool = True, ctx: RunContext | None = None,
+               stop_early: bool = False) -> dict:
     """R ``e.divisive`` on the (n, d) matrix ``X``: ``{"cps": sorted change points, "order":
     in the order found, "p_values": one per test (the last may be the rejected one),
-    "statistics": the tested statistics}``."""
+    "statistics": the tested statistics, "permutations_run": per test}``.
+
+    ``stop_early``: a test ends as soon as enough permutations reach its statistic to make
+    ``p > sig_lvl`` whatever the rest give (Besag & Clifford 1991). Only the rejected last test can
+    end early, so the change points, their order and their p-values are R's; that test's p-value
+    is then the lower bound ``(1 + over) / (R + 1)`` (still above ``sig_lvl``)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     n = X.shape[0]
     st = _rr.seed_state(seed)
@@ -63,13 +67,19 @@ def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_
     order: list[int] = []
     pvals: list[float] = []
     stats: list[float] = []
+    runs: list[int] = []
+    # the smallest count of reaching permutations with (1 + count) / (R + 1) > sig_lvl
+    stop_at = int(R) + 1
+    if stop_early:
+        stop_at = next((c for c in range(int(R) + 1) if (1 + c) / (R + 1) > sig_lvl), stop_at)
+    flat = _ek.flat_ok(X, float(alpha))
     k = n
     while k > 0:
         bounds = sorted(changes)
         best_loc, best, ii = -1, -math.inf, -1
         for a, b in zip(bounds[:-1], bounds[1:]):
             if a not in cache:
-                cache[a] = _ek.split_segment(X, a, b, int(min_size), float(alpha), trunc)
+                cache[a] = _ek.split_segment(X, a, b, int(min_size), float(alpha), trunc, flat)
             loc, v = cache[a]
             if v > best:
                 best_loc, best, ii = loc, v, a
@@ -78,9 +88,11 @@ def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_
         cache.pop(ii, None)
         if ctx is not None:
             ctx.check()
-        over = _ek.perm_test(X, np.asarray(bounds, dtype=np.int64), int(min_size), float(alpha),
-                             trunc, float(best), int(R), st, rejection)
+        over, done = _ek.perm_test(X, np.asarray(bounds, dtype=np.int64), int(min_size),
+                                   float(alpha), trunc, float(best), int(R), st, rejection, flat,
+                                   stop_at)
         p = (1 + over) / (R + 1)
+        runs.append(int(done))
         pvals.append(p)
         stats.append(float(best))
         if p > sig_lvl:
@@ -88,29 +100,32 @@ def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_
         changes.append(int(best_loc))
         order.append(int(best_loc))
         k -= 1
-    return {"cps": sorted(order), "order": order, "p_values": pvals, "statistics": stats}
+    return {"cps": sorted(order), "order": order, "p_values": pvals, "statistics": stats,
+            "permutations_run": runs}
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    X = as_matrix(values, params["scale"])
+    X, notes = scaled_input(values, params)
     out = e_divisive(X, params["sig_lvl"], params["permutations"], params["min_size"],
                      params["alpha"], params["seed"], params["sample_kind"],
-                     params["statistic"] == "ecp-3.1.1", ctx)
+                     params["statistic"] == "ecp-3.1.1", ctx, params["stop_early"])
     p_of = dict(zip(out["order"], out["p_values"]))
     cps = out["cps"]
-    notes: tuple[str, ...] = ()
-    if params["scale"] != "none":
-        notes = (f"scale={params['scale']}: each dimension standardised before detection",)
     stats = {"order_found": out["order"], "p_values": out["p_values"],
-             "statistics": out["statistics"], "permutations": params["permutations"]}
+             "statistics": out["statistics"], "permutations": params["permutations"],
+             "permutations_run": out["permutations_run"]}
+    runs = out["permutations_run"]
+    if runs and runs[-1] < params["permutations"]:
+        notes += (f"stop_early: the last test (rejected) stopped after {runs[-1]} of "
+                  f"{params['permutations']} permutations; its p-value "
+                  f"{out['p_values'][-1]:.3g} is a lower bound, every change point's is exact",)
     return DetectionResult("ecp", params, np.asarray(cps, dtype=np.int64), stats=stats,
                            notes=notes, strengths=np.array([p_of[c] for c in cps], dtype=float),
                            strength_label="permutation p-value (small = strong)")
 
 
 ECP_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("scale", "str", "zscore", choices=("none", "zscore", "robust"),
-              help="Units the distances see: zscore (R's scale(), as TCPDBench), robust or none."),
+    scale_param("the distances see"),
     ParamSpec("sig_lvl", "float", 0.05, low=1e-6, high=0.999, step=0.01,
               help="Significance level of the permutation test (R's sig.lvl)."),
     ParamSpec("permutations", "int", 199, low=1, high=100_000, step=1,
@@ -124,8 +139,12 @@ ECP_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("seed", "int", 4, low=0, high=2**31 - 1, step=1,
               help="R set.seed() value for the permutations (same seed, same p-values as R). "
                    "TCPDBench set none; 4 is the first seed that reproduces all its scores."),
-    ParamSpec("sample_kind", "str", "rejection", choices=SAMPLE_KINDS,
-              help="R's sample.kind: rejection (R >= 3.6) or rounding (older R)."),
+    sample_kind_param(),
+    ParamSpec("stop_early", "bool", True,
+              help="End a permutation test once enough permutations reach its statistic to reject "
+                   "it whatever the rest give (Besag & Clifford): the change points and their "
+                   "p-values stay R's; the rejected last test's p-value becomes a lower bound. "
+                   "Saves most of that last test."),
     ParamSpec("statistic", "str", "ecp-3.1.1", choices=STATISTIC_RULES,
               help="ecp-3.1.1: the scale factor tau (kappa - tau) / kappa truncated to an integer "
                    "(the version TCPDBench pins); ecp-3.1.2: the exact factor (the later fix)."),
@@ -153,7 +172,8 @@ register(DetectorSpec(
     params=ECP_PARAMS, run=_run, min_length=_min_length, affine_invariant=True, slow=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "sig_lvl": 0.05, "permutations": 199,
                                   "min_size": 30, "alpha": 1.0, "seed": 4,
-                                  "sample_kind": "rejection", "statistic": "ecp-3.1.1"},
+                                  "sample_kind": "rejection", "statistic": "ecp-3.1.1",
+                                  "stop_early": False},
                     help="TCPDBench default experiment: R scale(), ecp 3.1.1 e.divisive, "
                          "sig.lvl 0.05, R = 199, min.size 30, alpha 1"),),
     citation="Matteson & James (2014), JASA 109(505):334-345; R ecp 3.1.1 (James, Zhang & "

@@ -39,27 +39,19 @@ from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register, register_multivariate
 from ..result import DetectionResult
-from ._rkinds import SAMPLE_KINDS
+from ._recp import as_matrix, sample_kind_param, scale_param, scaled_input
+from ._recp import rrng as _rr
 from ._rstats import r_median, r_sum, r_var_columns
-from ._scale import SCALE_MODES, scale_values
 
 if TYPE_CHECKING:
     from . import _kcpa_kernels as _kk
-    from . import _rrng as _rr
 else:  # listing detectors imports no numba
     _kk = lazy_module("._kcpa_kernels", __package__)
-    _rr = lazy_module("._rrng", __package__)
+
+__all__ = ["as_matrix", "bandwidth", "kcpa", "vmax"]
 
 BANDWIDTH_ROWS = 250
 BANDWIDTH_MODES = ("sample", "all")
-
-
-def as_matrix(values: NDArray[np.float64], mode: str) -> NDArray[np.float64]:
-    """``values`` (n,) or (n, d) as an (n, d) matrix, each column transformed by ``scale``."""
-    y = np.asarray(values, dtype=np.float64)
-    if y.ndim == 1:
-        y = y[:, None]
-    return np.column_stack([scale_values(y[:, q], mode)[0] for q in range(y.shape[1])])
 
 
 def vmax(X: NDArray[np.float64]) -> float:
@@ -122,14 +114,11 @@ def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
 
 
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
-    X = as_matrix(values, params["scale"])
+    X, notes = scaled_input(values, params)
     ctx.check()
     mc = params["max_cp"]
     cps, stats = kcpa(X, None if mc == "max" else int(mc), params["cost"], params["bandwidth"],
                       params["seed"], params["sample_kind"])
-    notes: tuple[str, ...] = ()
-    if params["scale"] != "none":
-        notes = (f"scale={params['scale']}: each dimension standardised before detection",)
     if not stats["bandwidth"] > 0:
         notes += (f"bandwidth {stats['bandwidth']!r}: most pairs of values are equal, the kernel "
                   "is undefined and no segmentation is found (as in R)",)
@@ -138,8 +127,7 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 
 KCPA_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("scale", "str", "zscore", choices=SCALE_MODES,
-              help="Units the kernel sees: zscore (R's scale(), as TCPDBench), robust or none."),
+    scale_param("the kernel sees"),
     ParamSpec("cost", "float", 1.0, low=0.0, high=1e6, step=0.5, log=True,
               help="Penalty constant C of C v K/n (1 + ln(n/K)) (TCPDBench: 1, which cuts almost "
                    "every sample; 10-100 give useful segmentations on standardised data)."),
@@ -152,8 +140,7 @@ KCPA_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("seed", "int", 8, low=0, high=2**31 - 1, step=1,
               help="R set.seed() value for the bandwidth rows (only used when n > 250). "
                    "TCPDBench set none; 8 is the first seed that reproduces all its scores."),
-    ParamSpec("sample_kind", "str", "rejection", choices=SAMPLE_KINDS,
-              help="R's sample.kind: rejection (R >= 3.6) or rounding (older R)."),
+    sample_kind_param(),
 )
 
 

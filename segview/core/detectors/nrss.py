@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -80,6 +81,37 @@ PARAMS = (
 )
 
 
+class _Fit(TypedDict):
+    segmented: bool
+    model: _pmnf.Hypothesis | None
+    e: NDArray[np.float64]
+    eps: NDArray[np.float64]
+    pattern: NDArray[np.int64]
+    subset_models: list[_pmnf.Hypothesis]
+    notes: list[str]
+
+
+class SegmentFit(_Fit, total=False):
+    """:func:`segment_points`' plain results: the subsets' nRSS ``e``, relative nRSS ``eps``, 0/1
+    ``pattern`` and models; ``model`` (one model for all points) when not segmented; when
+    segmented, the change (``cp``, ``change_x``, ``shared``), ``segments`` (index ranges) and
+    their ``models``."""
+
+    shared: bool
+    cp: int
+    change_x: list[float]
+    segments: list[tuple[int, int]]
+    models: list[_pmnf.Hypothesis]
+
+
+class Change(TypedDict):
+    """One change of :func:`segment_recursive` (indices into the sorted points)."""
+
+    cp: int
+    change_x: list[float]
+    shared: bool
+
+
 def _relative(e: NDArray[np.float64], eta: float) -> NDArray[np.float64]:
     eps = np.full(e.size, -np.inf)
     with np.errstate(all="ignore"):
@@ -121,14 +153,13 @@ def _aggregate_x(x: NDArray[np.float64], y: NDArray[np.float64], measure: str
 
 
 def segment_points(x: NDArray[np.float64], y: NDArray[np.float64], p: Params,
-                   ctx: RunContext | None = None) -> dict[str, object]:
+                   ctx: RunContext | None = None) -> SegmentFit:
     """The §3 detector on sorted, unique points. Returns a dict of plain results (see ``run``)."""
     fit = _pmnf.fit_best_paper if p["compat"] == "paper" else _pmnf.fit_best
     k = p["window"]
     n = x.size
-    out: dict[str, object] = {"segmented": False, "model": None, "e": np.empty(0),
-                              "eps": np.empty(0), "pattern": np.empty(0, dtype=np.int64),
-                              "subset_models": [], "notes": []}
+    out: SegmentFit = {"segmented": False, "model": None, "e": np.empty(0), "eps": np.empty(0),
+                       "pattern": np.empty(0, dtype=np.int64), "subset_models": [], "notes": []}
     if n < k:
         out["model"] = fit(x, y)
         out["notes"].append(f"not segmented: {n} points, fewer than the subset size {k}")
@@ -142,7 +173,8 @@ def segment_points(x: NDArray[np.float64], y: NDArray[np.float64], p: Params,
     e = np.abs(np.array([h.nrss for h in subs], dtype=np.float64))
     eps = _relative(e, p["eta"])
     segmented, bits = _decide(e, eps, p)
-    out.update(e=e, eps=eps, pattern=bits, subset_models=subs, segmented=segmented)
+    out["e"], out["eps"], out["pattern"] = e, eps, bits
+    out["subset_models"], out["segmented"] = subs, segmented
     if not segmented:
         out["model"] = fit(x, y)
         return out
@@ -185,12 +217,12 @@ def segment_points(x: NDArray[np.float64], y: NDArray[np.float64], p: Params,
     short = [i + 1 for i, (a, b) in enumerate((seg1, seg2)) if b - a < k]
     if short:
         out["notes"].append(f"segment(s) {short} have fewer than {k} points; models are uncertain")
-    out.update(segments=[seg1, seg2], models=models)
+    out["segments"], out["models"] = [seg1, seg2], models
     return out
 
 
 def segment_recursive(x: NDArray[np.float64], y: NDArray[np.float64], p: Params,
-                      top: dict[str, object]) -> list[dict[str, object]]:
+                      top: SegmentFit) -> list[Change]:
     """The paper's recursive extension: split segments again until ``max_changes`` changes.
 
     ``top`` is :func:`segment_points` on all points (segmented). Segments are searched breadth-first,
@@ -200,8 +232,8 @@ def segment_recursive(x: NDArray[np.float64], y: NDArray[np.float64], p: Params,
     and their models under ``top["segments"]``/``top["models"]``.
     """
     k, limit = p["window"], p["max_changes"]
-    changes = [{"cp": int(top["cp"]), "change_x": list(top["change_x"]),
-                "shared": bool(top["shared"])}]
+    changes: list[Change] = [{"cp": int(top["cp"]), "change_x": list(top["change_x"]),
+                              "shared": bool(top["shared"])}]
     segs = list(zip(top["segments"], top["models"]))  # ((a, b), model) in order
     queue = [0, 1]
     while queue and len(changes) < limit:
@@ -300,6 +332,7 @@ def _run_points(series: Series, p: Params, ctx: RunContext) -> DetectionResult:
                      segments=[(float(x[a]), float(x[b - 1])) for a, b in res["segments"]])
     else:
         model = res["model"]
+        assert model is not None   # segment_points fits one model whenever it does not split
         stats.update(models=[model.formula(scale=scale)], segment_models=[model.as_dict()])
     k = p["window"]
     tracks = []

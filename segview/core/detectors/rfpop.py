@@ -37,7 +37,7 @@ drops; the judges' labels of this series put the change at 519-529. It carries i
 1. a change point within 515..530 (the level shift);
 2. no segment shorter than 5 iterations (no spike cut out), in particular no change at 1 or 2;
 3. fewer than a third of the change points of L2 PELT with the same penalty in the same units
-   (``scale="robust", penalty="bic"``: 72 change points, 29 segments shorter than 5).
+   (``scale="robust", penalty="bic", min_size=1``: 72 change points, 29 segments shorter than 5).
 """
 from __future__ import annotations
 

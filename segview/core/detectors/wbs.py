@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -167,10 +168,18 @@ def wbs(y: NDArray[np.float64], intervals: int = 5000, seed: int = 1, kmax: int 
             "wbs's kernels")
     else:
         (_starts, _ends, res), note = _tree(y, intervals, seed, False), None
-    cand = candidates(res, kmax)[:min(int(kmax), n - 2)]
+    cps, ic, cand = choose(y, res, kmax, criterion)
+    return cps, res, ic, cand, note
+
+
+def choose(y: NDArray[np.float64], res: NDArray[np.float64], kmax: int, criterion: str
+           ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """``(change points, ic, candidates)`` from the tree ``res``: the decide stage (``kmax`` and
+    ``criterion`` change nothing before it)."""
+    cand = candidates(res, kmax)[:min(int(kmax), y.size - 2)]
     ic = ic_curve(y, cand, criterion)
     k = int(np.argmin(ic))
-    return np.sort(cand[:k]), res, ic, cand, note
+    return np.sort(cand[:k]), ic, cand
 
 
 def _tree(y: NDArray[np.float64], intervals: int, seed: int, compiled: bool
@@ -179,16 +188,48 @@ def _tree(y: NDArray[np.float64], intervals: int, seed: int, compiled: bool
     return starts, ends, _wk.wbs_tree(y, starts, ends, compiled)
 
 
-def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+@dataclass(frozen=True)
+class Tree:
+    """The prepare stage (``scale``, ``intervals``, ``seed``): the scaled series and the WBS tree
+    ``res`` of its random intervals (read-only), with the notes so far."""
+
+    n: int
+    y: NDArray[np.float64]
+    res: NDArray[np.float64]
+    notes: tuple[str, ...]
+
+
+def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Tree:
+    """Scale the series and build the tree of its random intervals (the expensive part)."""
     raw = np.asarray(values, dtype=np.float64)
     if raw.size and np.all(raw == raw[0]):
         raise InputError("wbs", "the series is constant (R wbs refuses it: nothing to segment)")
     y, _, notes = prepare_values(raw, {**params, "noise_scale": False})
     ctx.check()
-    cps, res, ic, cand, note = wbs(y, params["intervals"], params["seed"], params["kmax"],
-                                   params["criterion"])
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if y.size < 4:
+        raise InputError("wbs", f"needs at least 4 observations, got {y.size}")
+    if not np.all(np.isfinite(y)):
+        raise InputError("wbs", "the series has missing or infinite values")
+    intervals, seed = params["intervals"], params["seed"]
+    (_starts, _ends, res), note = fast_or_plain(
+        lambda: _tree(y, intervals, seed, True), lambda: _tree(y, intervals, seed, False),
+        "wbs's kernels")
     if note:
         notes += (note,)
+    y, res = y.view(), res.view()  # read-only views: the caller's array keeps its flags
+    y.flags.writeable = False
+    res.flags.writeable = False
+    return Tree(raw.size, y, res, tuple(notes))
+
+
+def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    prep = ctx.prepared
+    if not isinstance(prep, Tree) or prep.n != np.asarray(values).size:
+        prep = prepare(values, params, ctx)
+    ctx.check()
+    res, notes = prep.res, prep.notes
+    cps, ic, cand = choose(prep.y, res, params["kmax"], params["criterion"])
     strengths = np.abs(res[cps - 1, 3]) if cps.size else np.zeros(0)
     track = Track("|CUSUM| of each split", np.abs(res[:, 3]), x=res[:, 2].astype(np.float64))
     stats = {"criterion": params["criterion"], "ic": ic.tolist(), "candidates": cand.tolist(),
@@ -198,14 +239,14 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 
 WBS_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("scale", "str", "zscore", choices=SCALE_MODES,
+    ParamSpec("scale", "str", "zscore", choices=SCALE_MODES, stage="prepare",
               help="Units the CUSUMs see: zscore (R's scale(), as TCPDBench), robust (median 0, "
                    "white-noise sd 1) or none (the raw values, as R wbs on its own). The "
                    "criteria assume nothing about units, so this changes little."),
-    ParamSpec("intervals", "int", 5000, low=0, high=100_000, step=500, log=True,
+    ParamSpec("intervals", "int", 5000, low=0, high=100_000, step=500, log=True, stage="prepare",
               help="Number M of random intervals (R wbs: 5000). More find short segments more "
                    "surely and cost time linearly; 0 is plain binary segmentation."),
-    ParamSpec("seed", "int", 1, low=-2**31 + 1, high=2**31 - 1, step=1,
+    ParamSpec("seed", "int", 1, low=-2**31 + 1, high=2**31 - 1, step=1, stage="prepare",
               help="R's set.seed() value for the random intervals: the same seed gives R's own "
                    "change points."),
     ParamSpec("criterion", "str", "ssic", choices=CRITERIA,
@@ -236,7 +277,7 @@ def cost(n: int, p: Params) -> Cost:
 register(DetectorSpec(
     cost=cost,
     name="wbs", label="Wild binary segmentation (WBS)", version="1", produces="change_points",
-    params=WBS_PARAMS, run=_run, min_length=_min_length, affine_invariant=True,
+    params=WBS_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "intervals": 5000, "criterion": "ssic",
                                   "kmax": 50},
                     help="TCPDBench default experiment: R scale(), wbs 1.4.1 integrated, M = 5000 "

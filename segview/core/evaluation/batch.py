@@ -192,10 +192,13 @@ def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: i
                 ) -> list[tuple[int, int, dict[str, Any]]]:
     """Members share the detector and its prepare-stage parameters: prepare once, decide each."""
     spec = members[0][1].spec
+    prepare = spec.prepare
+    if prepare is None:  # not grouped by the planner (_prepare_key); as a failed prepare would be
+        return [(si, ri, _run_one(ms, series, full)) for si, ms in members]
     t0 = time.perf_counter()
     try:
         check_length(spec, series.values, members[0][1].params, series.id)
-        prepared = spec.prepare(series.values, members[0][1].params, NULL_CONTEXT)  # type: ignore[misc]  # only detectors with a prepare stage are grouped into shared chunks (the planner's rule)
+        prepared = prepare(series.values, members[0][1].params, NULL_CONTEXT)
     except Cancelled:
         raise
     except Exception:  # noqa: BLE001  (each member then reports its own error)

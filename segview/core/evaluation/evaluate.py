@@ -133,7 +133,7 @@ def score_change_points(cp_truth: Mapping[str, Mapping[str, Sequence[int]]],
         ids = [s for s in cp_truth if s in per_series]
         if not ids:
             continue
-        mine = []
+        mine: list[dict[str, Any]] = []
         for sid in ids:
             pred = list(per_series[sid])
             f, p, r = f_measure(cp_truth[sid], pred, margin=margin)

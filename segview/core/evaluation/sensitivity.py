@@ -35,6 +35,7 @@ from .metrics import TruthRow
 
 log = logging.getLogger(__name__)
 Transform = Literal["float", "int", "odd"]
+_TRANSFORMS: dict[str, Transform] = {"float": "float", "int": "int", "odd": "odd"}
 Objective = Literal["sse", "abs"]
 
 #: canonical name -> accepted detector parameter names (the reference code's and segview's)
@@ -122,11 +123,12 @@ def parse_range(text: str) -> Factor:
     except ValueError:
         raise ParameterError(name, f"bounds must be numbers, got {rest!r}") from None
     kind = parts[2] if len(parts) == 3 else "float"
-    if kind not in ("float", "int", "odd"):
+    transform = _TRANSFORMS.get(kind)
+    if transform is None:
         raise ParameterError(name, f"transform must be int, odd or float, got {kind!r}")
     if not low < high:
         raise ParameterError(name, f"low {low} must be below high {high}")
-    return Factor(name.strip().replace("-", "_"), low, high, kind)  # type: ignore[arg-type]  # kind is one of the three Factor kinds (checked above)
+    return Factor(name.strip().replace("-", "_"), low, high, transform)
 
 
 def check_factors(spec: DetectorSpec, factors: Sequence[Factor]) -> list[Factor]:
@@ -157,7 +159,9 @@ def truth_arrays(truth: Mapping[str, TruthRow], series: Sequence[Series]
         if sid not in by_id:
             raise InputError("series", f"truth series {sid} is not among the loaded series")
         idx.append(by_id[sid])
-        g.append(float(row.reference))  # type: ignore[arg-type]  # only steady truth rows (with a reference) reach this line
+        if row.reference is None:
+            raise InputError("truth", f"steady series {sid} has no reference onset")
+        g.append(float(row.reference))
     if not idx:
         raise InputError("truth", "no steady series in the truth")
     return idx, np.asarray(g)
@@ -340,7 +344,7 @@ def format_sobol_text(r: SobolResult) -> str:
             st3 = PAPER_TABLE3_ST[canonical(n)]
             line += f"{s1:>10.3f} ±{s1c:6.3f}{st:>10.3f} ±{stc:6.3f}{st3[0]:>8.3f} ({st3[1]}, {st3[2]})"
         lines.append(line)
-    if r.S2 is not None:
+    if r.S2 is not None and r.S2_conf is not None:   # computed together (calc_second_order)
         lines += ["", "second order (S2 ± half-width)"]
         for i in range(len(r.names)):
             for j in range(i + 1, len(r.names)):

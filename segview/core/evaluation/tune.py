@@ -20,7 +20,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
@@ -115,8 +115,22 @@ def default_grid(spec: DetectorSpec) -> tuple[dict[str, list[Any]], dict[str, An
             {resolve_name(spec, k): v for k, v in fixed.items()})
 
 
+class _Scores(TypedDict):
+    """The scores of one configuration: :class:`TuneRow`'s fields after ``params`` and ``cost``."""
+
+    manhattan: int
+    n_scored: int
+    agreement: int
+    false_positive: int
+    false_negative: int
+    mean_error: float
+    std_error: float
+    mean_abs_error: float
+    median_abs_error: float
+
+
 def _scores(g: np.ndarray, steady: np.ndarray, clustered_ok: np.ndarray, p: np.ndarray
-            ) -> dict[str, float]:
+            ) -> _Scores:
     says = p >= 0
     fp = int((says & ~steady).sum())
     fn = int((~says & steady).sum())
@@ -132,7 +146,7 @@ def _scores(g: np.ndarray, steady: np.ndarray, clustered_ok: np.ndarray, p: np.n
             "median_abs_error": float(np.median(a)) if e.size else nan}
 
 
-def _weighted(scores: list[dict[str, float]], weights: Mapping[str, float]) -> list[float]:
+def _weighted(scores: list[_Scores], weights: Mapping[str, float]) -> list[float]:
     terms = {
         "fp": [s["false_positive"] for s in scores], "fn": [s["false_negative"] for s in scores],
         "bias": [abs(s["mean_error"]) for s in scores], "std": [s["std_error"] for s in scores],

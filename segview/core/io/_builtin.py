@@ -1,6 +1,11 @@
 """Registration of the readers that ship with segview (imported by ``readers.all_readers``)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..model import Series
 from . import (benchmarkdotnet, csv_series, extrap_text, jmh_json, jmh_log, krun_json, renaissance,
                tcpd_json, warmup_stats_csv)
 from .readers import Reader, register_reader
@@ -87,9 +92,10 @@ register_reader(Reader(
 from . import criterion_rs, gbench, hyperfine_json, pyperf_json, pytest_benchmark_json  # noqa: E402
 
 
-def _harness(*args, **kwargs) -> Reader:
+def _harness(name: str, label: str, extensions: tuple[str, ...], sniff: Callable[[str], bool],
+             read: Callable[[Path], list[Series]], **kwargs: Any) -> Reader:
     """A harness reader: found by its specific sniff only, never the fallback for its extension."""
-    return Reader(*args, fallback=False, **kwargs)
+    return Reader(name, label, extensions, sniff, read, fallback=False, **kwargs)
 
 
 register_reader(_harness(

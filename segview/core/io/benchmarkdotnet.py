@@ -56,7 +56,7 @@ from ..benchmark import LOWER, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .loadwarn import report
-from .readers import read_json, read_text
+from .readers import json_object, read_json, read_text
 
 _OLD_MODES = {"Pilot": ("Workload", "Pilot"), "IdleWarmup": ("Overhead", "Warmup"),
               "IdleTarget": ("Overhead", "Actual"), "MainWarmup": ("Workload", "Warmup"),
@@ -180,7 +180,7 @@ def read_json_export(path: Path) -> list[Series]:
     if not isinstance(doc, dict) or not isinstance(doc.get("Benchmarks"), list):
         raise DataFormatError(str(path), "no 'Benchmarks' list: not a BenchmarkDotNet JSON export",
                               "top level")
-    host = doc.get("HostEnvironmentInfo") if isinstance(doc.get("HostEnvironmentInfo"), dict) else {}
+    host = json_object(doc, "HostEnvironmentInfo")
     run = {k: host[k] for k in ("BenchmarkDotNetVersion", "OsVersion", "ProcessorName",
                                 "RuntimeVersion", "Architecture", "Configuration")
            if isinstance(host.get(k), (str, int, float))}

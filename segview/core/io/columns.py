@@ -158,7 +158,9 @@ class ColumnMapping:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ParameterError("columns", f"unknown mapping key(s) {', '.join(unknown)}")
-        return cls(**{k: (str(v) if v is not None else None) for k, v in data.items()})
+        # a missing or empty value is __post_init__'s ParameterError
+        given: dict[str, Any] = {k: (str(v) if v is not None else None) for k, v in data.items()}
+        return cls(**given)
 
 
 def parse_columns(spec: str) -> ColumnMapping:
@@ -441,21 +443,22 @@ def read_mapped(path: str | os.PathLike[str], mapping: "ColumnMapping | str",
                                                   + (f" execution {label!r}" if label else "")
                                                   + f" is also on line {a[1]}",
                                           f"line {b[1]}, column {roles['iteration'][1]!r}")
-        warm = 0
-        while warm < len(pts) and pts[warm][4]:
-            warm += 1
-        late = next((q for q in pts[warm:] if q[4]), None)
+        n_warm = 0
+        while n_warm < len(pts) and pts[n_warm][4]:
+            n_warm += 1
+        late = next((q for q in pts[n_warm:] if q[4]), None)
         if late is not None:
             raise DataFormatError(str(p), "a warm-up iteration after a measured one (warm-up "
                                           "iterations must come first in their execution)",
                                   f"line {late[1]}, column {roles['warmup'][1]!r}")
         unit = g.unit if g.unit is not None else (m.unit_value or "")
-        xs = [q[3] for q in pts] if "time" in roles else None
+        # with a time column every point has its time
+        xs = [q[3] for q in pts if q[3] is not None] if "time" in roles else None
         meta = {"source": str(p), "format": FORMAT, "columns": spec, "columns_source": source}
         if label:
             meta["execution_label"] = label
         out.append(execution([q[2] for q in pts], benchmark=name, index=index[(name, label)],
-                             harness=HARNESS, unit=unit, warmup=warm, metadata=meta, x=xs,
+                             harness=HARNESS, unit=unit, warmup=n_warm, metadata=meta, x=xs,
                              id=None if "execution" in roles else name))
     return out
 
@@ -468,8 +471,9 @@ def _exec_index(keys: "list[tuple[str, str]]") -> dict[tuple[str, str], int]:
         labels.setdefault(name, []).append(label)
     index: dict[tuple[str, str], int] = {}
     for name, labs in labels.items():
-        if all(_whole(x) is not None for x in labs):
-            labs = sorted(labs, key=lambda x: _whole(x))  # type: ignore[arg-type,return-value]  # every label has a whole number here (checked on the line above)
+        numbered = [(w, x) for x in labs if (w := _whole(x)) is not None]
+        if len(numbered) == len(labs):   # every label a whole number: in numeric order
+            labs = [x for _, x in sorted(numbered, key=lambda wx: wx[0])]
         for k, lab in enumerate(labs):
             index[(name, lab)] = k
     return index

@@ -107,9 +107,10 @@ def _read_long(path: Path, header: list[str], rows: list[list[str]], ctx: RunCon
             missing = sorted(set(range(n)) - set(points))[:3]
             raise DataFormatError(str(path), f"series {sid!r} indices are not 0..{n - 1} "
                                              f"(missing e.g. {missing})")
-    if "x" in col:
+    if "x" in col:   # then every point has its x value
         return [Series([points[i][0] for i in range(len(points))],
-                       x=[points[i][1] for i in range(len(points))], id=sid,
+                       x=[x_i for i in range(len(points)) if (x_i := points[i][1]) is not None],
+                       id=sid,
                        metadata={"source": str(path), "format": "csv-long"})
                 for sid, points in data.items()]
     # every value is a checked finite float: one array for all series, each series a view of it
@@ -207,13 +208,15 @@ def _read_dims(path: Path, header: list[str], rows: list[list[str]], ctx: RunCon
         n = len(points)
         if sorted(points) != list(range(n)):
             raise DataFormatError(str(path), f"series {sid!r} indices are not 0..{n - 1}")
-        vals = [points[i][0] for i in range(n)]
-        xs = [points[i][1] for i in range(n)] if x_col is not None else None
+        rows_of = [points[i][0] for i in range(n)]
+        # with an x column every point has its x value
+        xs = ([x_i for i in range(n) if (x_i := points[i][1]) is not None] if x_col is not None
+              else None)
         meta = {"source": str(path), "format": "csv-long"}
         if len(dims) == 1:
-            out.append(Series([v[0] for v in vals], x=xs, id=sid, metadata=meta))
+            out.append(Series([v[0] for v in rows_of], x=xs, id=sid, metadata=meta))
         else:
-            out.append(Series(vals, x=xs, id=sid, metadata=meta, dims=names))
+            out.append(Series(rows_of, x=xs, id=sid, metadata=meta, dims=names))
     if not out:
         raise DataFormatError(str(path), "no measurements below the header")
     return out

@@ -151,12 +151,12 @@ def read(path: Path, measure: str = "mean") -> list[Series]:
                                              f"lines for {len(points)} points")
         means = np.array([float(np.mean(r)) for r in reps])
         medians = np.array([float(np.median(r)) for r in reps])
-        values = medians if measure == "median" else means
+        measured = medians if measure == "median" else means
         x = np.array([p[0] for p in points]) if len(params) == 1 else None
         sid = reg if not met else f"{reg}/{met}"
         meta = {"source": str(path), "format": "extrap", "region": reg, "metric": met,
                 "parameters": tuple(params), "coordinates": list(points),
                 "repetitions": [list(r) for r in reps], "measure": measure,
                 "mean": means.tolist(), "median": medians.tolist()}
-        out.append(Series(values, x=x, id=sid, metadata=meta))
+        out.append(Series(measured, x=x, id=sid, metadata=meta))
     return out

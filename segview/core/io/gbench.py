@@ -49,7 +49,7 @@ from ..benchmark import LOWER, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .harness_common import crashed, field, json_meta, number
-from .readers import read_json, read_text
+from .readers import json_object, read_json, read_text
 
 NAME = "gbench"
 LABEL = "Google Benchmark"  # in messages
@@ -144,7 +144,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
     time_key = _time_key(time)
     data = read_json(path)
     rows = field(data, "benchmarks", path, "top level", LABEL, list)
-    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    context = json_object(data, "context")
     meta = {"context": json_meta(context)} if context else {}
     benches: dict[str, _Bench] = {}
     seen: dict[tuple[str, int], int] = {}
@@ -156,7 +156,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
                                   f"benchmarks[{i}]")
         raw_name = row.get("name")
         if type(raw_name) is not str:
-            field(row, "name", path, f"benchmarks[{i}]", LABEL, str)
+            raw_name = field(row, "name", path, f"benchmarks[{i}]", LABEL, str)  # or a named error
         run_type = row.get("run_type")
         if run_type is None:  # before run_type (libbenchmark < 1.5): go by the name
             base, _, suffix = raw_name.rpartition("_")
@@ -170,7 +170,7 @@ def read(path: Path, time: str = "real") -> list[Series]:
         name = str(row.get("run_name", raw_name))
         unit = row.get("time_unit")
         if type(unit) is not str:
-            field(row, "time_unit", path, f"benchmarks[{i}]", LABEL, str)
+            unit = field(row, "time_unit", path, f"benchmarks[{i}]", LABEL, str)  # or named error
         b = benches.get(name)
         if b is None or b.unit != unit:
             b = _add(benches, name, unit, f"benchmarks[{i}]", path)
@@ -192,8 +192,8 @@ def read(path: Path, time: str = "real") -> list[Series]:
         v = row.get(time_key)
         if type(v) is not float and type(v) is not int:
             where = f"benchmarks[{i}]"
-            number(field(row, time_key, path, where, LABEL, (int, float)), path,
-                   f"{where}.{time_key}")
+            v = field(row, time_key, path, where, LABEL, (int, float))  # or a named error
+            number(v, path, f"{where}.{time_key}")
         b.rows.append((rep, v, row.get("iterations")))
         b.row_index.append(i)
     if not benches:

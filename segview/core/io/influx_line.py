@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 from ..benchmark import execution
 from ..errors import DataFormatError
@@ -71,7 +72,8 @@ def _unescape(s: str) -> str:
     return re.sub(r"\\([,= \\\"])", r"\1", s)
 
 
-def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, object], int | None]:
+def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, str | bool | int | float],
+                                   int | None]:
     """``(measurement, tags, fields, timestamp)`` of one line; ``_Bad`` (a ValueError) names what
     is wrong."""
     parts = [p for p in _split(line.strip(), " ", quotes=True) if p != ""]
@@ -90,7 +92,7 @@ def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, object], int |
         if len(kv) != 2 or not kv[0] or not kv[1]:
             raise _Bad(f"tag {t!r} is not key=value")
         tags[_unescape(kv[0])] = _unescape(kv[1])
-    fields: dict[str, object] = {}
+    fields: dict[str, str | bool | int | float] = {}
     for f in _split(parts[1], ",", quotes=True):
         kv = _split(f, "=", quotes=True)
         if len(kv) != 2 or not kv[0]:
@@ -161,11 +163,12 @@ def read(path: Path) -> list[Series]:
         tags = dict(tagkey)
         tagtext = ",".join(f"{k}={v}" for k, v in tagkey)
         name = f"{measurement}[{tagtext}].{field}" if tagtext else f"{measurement}.{field}"
-        meta = {"source": str(path), "format": NAME, "measurement": measurement, "field": field}
+        meta: dict[str, Any] = {"source": str(path), "format": NAME, "measurement": measurement,
+                                "field": field}
         if (measurement, tagkey) in ignored:
             meta["ignored_fields"] = sorted(ignored[(measurement, tagkey)])
-        stamps = [p[1] for p in pts]
+        stamps = [p[1] for p in pts if p[1] is not None]
         out.append(execution([p[0] for p in pts], benchmark=name, index=0, harness="influx",
                              params=tags, metadata=meta, id=name,
-                             x=stamps if all(s is not None for s in stamps) else None))
+                             x=stamps if len(stamps) == len(pts) else None))
     return out

@@ -338,14 +338,14 @@ def _parse_uniform(data: mmap.mmap, buf: Any, forks: list[tuple[int, int]],
         if not values.flags.writeable:
             values = values.copy()
         values[junk] = 1.0
-    values = _checked_values(values, numbers)
-    if values is None:
+    checked = _checked_values(values, numbers)
+    if checked is None:
         return None
     if junk is None:
-        return [values]
+        return [checked]
     # the forks, without the null elements between them (slices: np.split costs 30 us a piece)
-    return list(map(values.__getitem__, map(slice, [0, *(junk + 1).tolist()],
-                                            [*junk.tolist(), n])))
+    return list(map(checked.__getitem__, map(slice, [0, *(junk + 1).tolist()],
+                                             [*junk.tolist(), n])))
 
 
 def _parse_any(buf: Any, forks: list[tuple[int, int]], commas: NDArray[np.int64], lo: int,
@@ -367,11 +367,11 @@ def _parse_any(buf: Any, forks: list[tuple[int, int]], commas: NDArray[np.int64]
     # the doubles as numpy, zero-copy (Array.to_numpy would import pandas: ~1 s)
     values = np.frombuffer(cast.buffers()[1], dtype=np.float64, count=len(cast),
                            offset=cast.offset * 8)
-    values = _checked_values(values, texts)
-    if values is None:
+    checked = _checked_values(values, texts)
+    if checked is None:
         return None
     ends = (np.searchsorted(commas, [e for _, e in forks]) + 1).tolist()
-    return list(map(values.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+    return list(map(checked.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 class ForkMetadata(Mapping[str, Any]):
@@ -459,13 +459,13 @@ def _all_forks(data: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64],
     lengths = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
     if not lengths.all():
         return None
-    flat = finite_floats(list(chain.from_iterable(data)))
-    if flat is None:
+    floats = finite_floats(list(chain.from_iterable(data)))
+    if floats is None:
         return None
-    flat.flags.writeable = False
+    floats.flags.writeable = False
     bounds = np.zeros(len(data) + 1, dtype=np.int64)
     np.cumsum(lengths, out=bounds[1:])
-    return flat, bounds, 0
+    return floats, bounds, 0
 
 
 def read(path: Path, ctx: RunContext | None = None) -> list[Series]:
@@ -513,8 +513,8 @@ def _read(path: Path, ctx: RunContext) -> list[Series]:
     out: list[Series] = []
     for lo in range(0, n, _STEP):
         ctx.progress(lo / n, f"fork {lo + 1} of {n}")
-        forks = range(lo, min(lo + _STEP, n))
-        out += Series._checked_many(list(views[lo:forks.stop]),
-                                    list(map(prefix.__add__, map(str, forks))),
-                                    ForkMetadata.many(source, forks, extra))
+        block = range(lo, min(lo + _STEP, n))
+        out += Series._checked_many(list(views[lo:block.stop]),
+                                    list(map(prefix.__add__, map(str, block))),
+                                    ForkMetadata.many(source, block, extra))
     return out

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import math
 from pathlib import Path
 import re
-from typing import Any
+from typing import Any, cast
 
 from ..benchmark import HIGHER, LOWER, direction_for_unit, execution
 from ..errors import DataFormatError
@@ -323,7 +323,8 @@ def read(path: Path) -> list[Series]:
     for s in out:
         n = skipped_warmup_forks.get(str(s.metadata["benchmark"]))
         if n:
-            s.metadata["warmup_forks_skipped"] = n
+            # a Series holds its own dict copy of the metadata (Series.__init__), ours to extend
+            cast(dict[str, Any], s.metadata)["warmup_forks_skipped"] = n
     for bench, reason, where in pending:
         report(out, bench, str(path), reason, where)
     return out

@@ -36,7 +36,7 @@ from ..benchmark import LOWER, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .loadwarn import report
-from .readers import NotSeriesFile, check_regular, finite_floats
+from .readers import NotSeriesFile, check_regular, finite_floats, json_object
 
 _KEYS = ('"wallclock_times"', '"audit"', '"pexec_flags"', '"eta_estimates"')
 _COUNTERS = ("core_cycle_counts", "aperf_counts", "mperf_counts")
@@ -105,8 +105,8 @@ def read(path: Path) -> list[Series]:
     if not isinstance(wct, dict):
         raise DataFormatError(str(path), "'wallclock_times' must map 'bench:vm:variant' to a list "
                               "of process executions", "wallclock_times")
-    flags = data.get("pexec_flags") if isinstance(data.get("pexec_flags"), dict) else {}
-    audit = data.get("audit") if isinstance(data.get("audit"), dict) else {}
+    flags = json_object(data, "pexec_flags")
+    audit = json_object(data, "audit")
     counters = [k for k in _COUNTERS if isinstance(data.get(k), dict) and data[k]]
     run_meta: dict[str, Any] = {}
     if isinstance(audit.get("uname"), str):
@@ -121,7 +121,9 @@ def read(path: Path) -> list[Series]:
             raise DataFormatError(str(path), "expected a list of process executions", where_key)
         parts = str(key).split(":")
         names = dict(zip(("bench", "vm", "variant"), parts)) if len(parts) == 3 else {}
-        key_flags = flags.get(key) if isinstance(flags.get(key), list) else []
+        key_flags = flags.get(key)
+        if not isinstance(key_flags, list):
+            key_flags = []
         for k, times in enumerate(pexecs):
             where = f"{where_key}, process execution {k}"
             flag = key_flags[k] if k < len(key_flags) and isinstance(key_flags[k], str) else None

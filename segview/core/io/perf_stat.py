@@ -169,7 +169,8 @@ def read(path: Path) -> list[Series]:
             if first and notes:
                 meta["load_warnings"] = list(notes)
             first = False
-            xs = [p[2] for p in points] if interval else None
+            # interval mode: every point has its time (t is None only in plain mode)
+            xs = [p[2] for p in points if p[2] is not None] if interval else None
             name = f"{path.stem}/{event}"
             out.append(execution([p[1] for p in points], benchmark=name, index=k, harness="perf",
                                  unit=unit, direction=direction, metadata=meta, x=xs,

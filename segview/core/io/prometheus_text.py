@@ -27,6 +27,7 @@ import math
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 from ..benchmark import execution
 from ..errors import DataFormatError, SegviewWarning
@@ -134,15 +135,15 @@ def read(path: Path) -> list[Series]:
         kind = types.get(family, "untyped")
         cumulative = kind == "counter" or metric.endswith(_CUMULATIVE)
         unit = "s" if metric.endswith("_seconds") and not cumulative else ""
-        meta = {"source": str(path), "format": NAME, "metric": metric, "type": kind}
+        meta: dict[str, Any] = {"source": str(path), "format": NAME, "metric": metric, "type": kind}
         if family in helps:
             meta["help"] = helps[family]
         if notes:
             meta["load_warnings"] = notes
-        xs = [p[1] for p in pts]
+        xs = [p[1] for p in pts if p[1] is not None]
         out.append(execution([p[0] for p in pts], benchmark=key, index=0, harness="prometheus",
                              unit=unit, params=labels, metadata=meta, id=key,
-                             x=xs if all(x is not None for x in xs) else None))
+                             x=xs if len(xs) == len(pts) else None))
     if not out:
         raise DataFormatError(str(path), "every sample is NaN or infinite")
     return out

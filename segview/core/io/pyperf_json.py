@@ -38,7 +38,7 @@ from ..benchmark import LOWER, direction_for_unit, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .harness_common import Names, crashed, field, json_meta, number, numbers
-from .readers import read_json
+from .readers import json_object, read_json
 
 NAME = "pyperf"
 _HEAD = re.compile(r'^\{\s*"benchmarks"\s*:\s*\[\s*\{\s*"(metadata|runs)"\s*:')
@@ -73,7 +73,7 @@ def read(path: Path) -> list[Series]:
     benches = field(data, "benchmarks", path, "top level", NAME, list)
     if not benches:
         raise DataFormatError(str(path), "the file holds no benchmark", "benchmarks")
-    common = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    common = json_object(data, "metadata")
     names = Names(path, NAME, "; pyperf itself refuses that (give each benchmark its own --name)")
     out: list[Series] = []
     for b, bench in enumerate(benches):
@@ -96,7 +96,7 @@ def read(path: Path) -> list[Series]:
                                                  "object", w)
             if "values" not in run and "warmups" not in run and set(run) - {"metadata"}:
                 field(run, "values", path, w, NAME, list)  # a renamed field: named error
-            run_meta = run.get("metadata") if isinstance(run.get("metadata"), dict) else {}
+            run_meta = json_object(run, "metadata")
             warm, loops = _warmups(run.get("warmups", []), path, w)
             vals = numbers(run.get("values", []), path, f"{w}.values")
             if len(vals) == 0:

@@ -436,6 +436,13 @@ def read_json(path: Path) -> Any:
     return loads_strict(text, str(path))
 
 
+def json_object(parent: Any, key: str) -> dict[str, Any]:
+    """``parent[key]`` when it is a JSON object, else an empty dict: an optional section of a
+    JSON document (``parent`` is a JSON object)."""
+    v = parent.get(key)
+    return v if isinstance(v, dict) else {}
+
+
 def reader_for(path: Path) -> Reader:
     """Pick the reader by extension, then by content.
 

@@ -37,7 +37,7 @@ from ..benchmark import LOWER, execution
 from ..errors import DataFormatError
 from ..model import Series
 from .loadwarn import report
-from .readers import read_json, read_text
+from .readers import json_object, read_json, read_text
 
 _JSON_MARKERS = ('"format_version"', '"duration_ns"', '"uptime_ns"', '"vm_start_unix_ms"',
                  '"compressed_oops_mode"', '"available_processors"')
@@ -88,11 +88,11 @@ def read_json_results(path: Path) -> list[Series]:
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), dict):
         raise DataFormatError(str(path), "no 'data' object: not a Renaissance --json file",
                               "top level")
-    env = doc.get("environment") if isinstance(doc.get("environment"), dict) else {}
-    vm = env.get("vm") if isinstance(env.get("vm"), dict) else {}
-    jre = env.get("jre") if isinstance(env.get("jre"), dict) else {}
-    suite = doc.get("suite") if isinstance(doc.get("suite"), dict) else {}
-    git = suite.get("git") if isinstance(suite.get("git"), dict) else {}
+    env = json_object(doc, "environment")
+    vm = json_object(env, "vm")
+    jre = json_object(env, "jre")
+    suite = json_object(doc, "suite")
+    git = json_object(suite, "git")
     run: dict[str, Any] = {"source": str(path), "format": "renaissance-json"}
     for key, val in (("format_version", doc.get("format_version")), ("vm_name", vm.get("name")),
                      ("vm_version", vm.get("version")), ("vm_args", vm.get("args")),

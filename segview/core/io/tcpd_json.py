@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import DataFormatError, MissingValuesError, ParameterError
 from ..model import Series
-from .readers import NotSeriesFile, read_json
+from .readers import NotSeriesFile, json_object, read_json
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def read(path: Path, fill_missing: str | None = None) -> list[Series]:
     if n_dim != len(entries):
         raise DataFormatError(str(path), f"n_dim is {n_dim} but {len(entries)} series are given")
     name = str(data["name"])
-    time = data.get("time") if isinstance(data.get("time"), dict) else {}
+    time = json_object(data, "time")
     index = time.get("index")
     if index is not None and (not isinstance(index, list) or len(index) != n_obs):
         count = f"{len(index)} entries" if isinstance(index, list) else f"a {type(index).__name__}"

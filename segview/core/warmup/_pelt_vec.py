@@ -72,7 +72,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..detectors._jit import njit
-from ..detectors._pelt_r import LOG_2PI, normal_meanvar_cost
+from ..detectors._pelt_r import LOG_2PI, normal_meanvar_cost, take_runs
 from ..detectors._vec8 import (popcount, vadd, vbcast, vdiv, vexponent, vle, vload, vlt,
                                vmantissa, vmax, vmin, vmul, vsel, vstore, vsub)
 
@@ -158,9 +158,9 @@ def _low_bit(bits):  # pragma: no cover (compiled)
 
 
 @njit(nogil=True, cache=True)
-def _plain_step(s1, s2, beta, t, ra, rb, nr, vals, f, last, nseg, NA, NB):  # pragma: no cover
+def _plain_step(s1, s2, beta, t, ra, rb, nr, newc, vals, f, last, nseg, NA, NB):  # pragma: no cover
     # _pelt_r._pelt_r_kernel's step t over the runs (same values, same argmin, same pruning);
-    # returns the new number of runs (the new candidate appended)
+    # returns the new number of runs (the new candidate newc appended)
     best = ra[0]
     for r in range(nr):
         for tau in range(ra[r], rb[r]):
@@ -181,7 +181,7 @@ def _plain_step(s1, s2, beta, t, ra, rb, nr, vals, f, last, nseg, NA, NB):  # pr
                     NA[m] = tau
                     NB[m] = tau + 1
                     m += 1
-    return m
+    return take_runs(ra, rb, NA, NB, m, newc)
 
 
 @njit(nogil=True, cache=True)
@@ -252,11 +252,7 @@ def pelt_r_meanvar_vec(s1, s2, rtab, beta, minseglen, last, nseg, f, trace):  # 
     for t in range(2 * minseglen, n + 1):
         newc = t - minseglen + 1
         if plain:
-            m = _plain_step(s1, s2, beta, t, ra, rb, nr, vals, f, last, nseg, NA, NB)
-            for q in range(m):
-                ra[q] = NA[q]
-                rb[q] = NB[q]
-            nr = _append(ra, rb, m, newc)
+            nr = _plain_step(s1, s2, beta, t, ra, rb, nr, newc, vals, f, last, nseg, NA, NB)
             if trace.shape[0] > 0:
                 _trace(trace, t, ra, rb, nr)
             continue
@@ -296,11 +292,7 @@ def pelt_r_meanvar_vec(s1, s2, rtab, beta, minseglen, last, nseg, f, trace):  # 
         ws = _hsum(wsum, scratch)
         bad = not (_hmin(wmin, scratch) > 1e-300 and ws < 1e300)
         if bad:
-            m = _plain_step(s1, s2, beta, t, ra, rb, nr, vals, f, last, nseg, NA, NB)
-            for q in range(m):
-                ra[q] = NA[q]
-                rb[q] = NB[q]
-            nr = _append(ra, rb, m, newc)
+            nr = _plain_step(s1, s2, beta, t, ra, rb, nr, newc, vals, f, last, nseg, NA, NB)
             if trace.shape[0] > 0:
                 _trace(trace, t, ra, rb, nr)
             fmax = max(fmax, abs(f[t]))
@@ -374,10 +366,7 @@ def pelt_r_meanvar_vec(s1, s2, rtab, beta, minseglen, last, nseg, f, trace):  # 
                         NA[m] = tau
                         NB[m] = tau + 1
                         m += 1
-        for q in range(m):
-            ra[q] = NA[q]
-            rb[q] = NB[q]
-        nr = _append(ra, rb, m, newc)
+        nr = take_runs(ra, rb, NA, NB, m, newc)
         if trace.shape[0] > 0:
             _trace(trace, t, ra, rb, nr)
     return n_exact

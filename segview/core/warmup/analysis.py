@@ -27,6 +27,7 @@ state; an unknown unit is taken as seconds (named warning).
 """
 from __future__ import annotations
 
+from functools import partial
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -447,8 +448,10 @@ def analyse_benchmark(benchmark: Benchmark, method: str = "barrett", *,
     else:
         from ..detectors._threads import run_in_threads
         cuts = [len(members) * i // k for i in range(k + 1)]
-        parts = run_in_threads([lambda a=a, b=b: [one(s) for s in members[a:b]]
-                                for a, b in zip(cuts[:-1], cuts[1:])])
+        def some(a: int, b: int) -> list[ExecutionWarmup]:
+            return [one(s) for s in members[a:b]]
+
+        parts = run_in_threads([partial(some, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
         execs = tuple(e for part in parts for e in part)
     for e in execs:
         if e.error:

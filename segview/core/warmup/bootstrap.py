@@ -50,7 +50,7 @@ def _resampled_means(rng: np.random.Generator, x: NDArray[np.float64], count: in
     return out
 
 
-def warmup_stats_bootstrap(steady_segments: Sequence[Sequence[ArrayLike]], *,
+def warmup_stats_bootstrap(steady_segments: Sequence[Sequence[Sequence[float] | NDArray[np.float64]]], *,
                            resamples: int = RESAMPLES_HIGH, confidence: str = CONFIDENCE,
                            seed: int = SEED) -> tuple[float, float]:
     """warmup_stats' ``bootstrap_steady_perf``: ``(median, ci)`` (see the module doc).

@@ -21,6 +21,7 @@ Qt-free; ``segview compare`` formats what :func:`compare` returns.
 """
 from __future__ import annotations
 
+from functools import partial
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -141,29 +142,29 @@ def compare_benchmark(before: BenchmarkWarmup, after: BenchmarkWarmup, *,
     unit disagreement or missing steady figures come back in ``error`` / ``reason``."""
     if not 0 < confidence < 1:
         raise InputError("confidence", f"must lie in (0, 1), got {confidence}")
-    base = dict(name=before.name, before_class=before.classification,
-                after_class=after.classification, unit=before.unit, direction=before.direction,
-                confidence=confidence)
+    made = partial(BenchmarkComparison, name=before.name, before_class=before.classification,
+                   after_class=after.classification, unit=before.unit,
+                   direction=before.direction, confidence=confidence)
     if before.direction != after.direction:
         err = UnitMismatchError(before.name, f"directions disagree: before {before.direction!r} "
                                              f"({before.unit!r}), after {after.direction!r} "
                                              f"({after.unit!r})")
-        return BenchmarkComparison(**base, error=f"{type(err).__name__}: {err}")
+        return made(error=f"{type(err).__name__}: {err}")
     try:
         factor = unit_factor(before.unit, after.unit, before.name)
     except UnitMismatchError as err:
-        return BenchmarkComparison(**base, error=f"{type(err).__name__}: {err}")
+        return made(error=f"{type(err).__name__}: {err}")
     gb, ga = _steady_groups(before), _steady_groups(after)
     if isinstance(gb, str) or isinstance(ga, str):
         why = "; ".join(f"{side}: {g}" for side, g in (("before", gb), ("after", ga))
                         if isinstance(g, str))
-        return BenchmarkComparison(**base, factor=factor, reason=why)
+        return made(factor=factor, reason=why)
     ga = [g * factor for g in ga]
     mb = math.fsum(float(g.mean()) for g in gb) / len(gb)
     ma = math.fsum(float(g.mean()) for g in ga) / len(ga)
     if not (mb > 0 and ma > 0) and not (mb < 0 and ma < 0):
-        return BenchmarkComparison(**base, before_mean=mb, after_mean=ma, factor=factor,
-                                   reason="steady means not of one sign: no ratio")
+        return made(before_mean=mb, after_mean=ma, factor=factor,
+                    reason="steady means not of one sign: no ratio")
     seq_b, seq_a = np.random.SeedSequence(seed).spawn(2)
     sb, _ = hierarchical_resamples(gb, resamples, np.random.default_rng(seq_b), iteration_level)
     sa, _ = hierarchical_resamples(ga, resamples, np.random.default_rng(seq_a), iteration_level)
@@ -171,9 +172,8 @@ def compare_benchmark(before: BenchmarkWarmup, after: BenchmarkWarmup, *,
         ratios = sa / sb
     alpha = (1 - confidence) / 2
     lo, hi = (float(v) for v in np.quantile(ratios, [alpha, 1 - alpha]))
-    return BenchmarkComparison(**base, before_mean=mb, after_mean=ma, ratio=ma / mb,
-                               ci=(lo, hi), verdict=verdict(lo, hi, before.direction),
-                               factor=factor)
+    return made(before_mean=mb, after_mean=ma, ratio=ma / mb, ci=(lo, hi),
+                verdict=verdict(lo, hi, before.direction), factor=factor)
 
 
 def compare(before: Sequence[BenchmarkWarmup], after: Sequence[BenchmarkWarmup], *,

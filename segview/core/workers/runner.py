@@ -224,7 +224,7 @@ def _slot_context(slot: int) -> RunContext:
         messages[start:start + len(raw) + 1] = raw + b"\0"
         fractions[slot] = fraction
 
-    return RunContext(SharedFlag(_SHARED["flags"], slot), report)  # type: ignore[arg-type]  # SharedFlag offers the part of threading.Event a RunContext uses
+    return RunContext(SharedFlag(_SHARED["flags"], slot), report)
 
 
 def _run_in_worker(slot: int, name: str, values: np.ndarray, x: np.ndarray | None, sid: str,

@@ -20,13 +20,15 @@ from ...core.errors import RecoverableError, StaleLabelError
 
 KEYS_HELP = {
     "steady_state": "←/→ cursor (Shift ×10, Ctrl ×100) · Home/End · G type an index · Enter/O onset at"
-                    " cursor (then ←/→ move it) · S steady · U unsteady · click: onset · 1/2/3"
-                    " confidence · N/P next/previous · Ctrl+J go to series · K skip · Ctrl+Z /"
-                    " Ctrl+Shift+Z undo/redo · R reset view · wheel: zoom x · F1 all keys",
+                    " cursor (then ←/→ move it) · click: mark a sample, then Enter/O saves it, Esc"
+                    " discards · S steady · U unsteady · 1/2/3 confidence · N/P next/previous ·"
+                    " Ctrl+J go to series · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view ·"
+                    " wheel: zoom x · F1 all keys",
     "change_points": "←/→ cursor (Shift ×10, Ctrl ×100) · Home/End · G type an index · Enter/O change"
-                     " point at cursor · Delete: remove nearest the mouse (else the cursor) · click: add · drag: move ·"
-                     " right click: remove · E none · 1/2/3 confidence · N/P next/previous · Ctrl+J go"
-                     " to series · K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view · F1 all keys",
+                     " point at cursor · click: mark a sample, then Enter/O adds it, Esc discards ·"
+                     " drag: move · Delete: remove nearest the mouse (else the cursor) · right click:"
+                     " remove · E none · 1/2/3 confidence · N/P next/previous · Ctrl+J go to series ·"
+                     " K skip · Ctrl+Z / Ctrl+Shift+Z undo/redo · R reset view · F1 all keys",
 }
 
 CONFIDENCES = {"1": 1 / 3, "2": 2 / 3, "3": 1.0}  # keys 1..3: low, medium, high
@@ -47,14 +49,14 @@ def describe(label: Label | None, protocol: str, values: np.ndarray | None = Non
     if not label.steady:
         return "unsteady (never reaches a steady state)" + conf
     if label.onset is None:
-        return "steady — click the first steady sample" + conf
+        return "steady — click the first steady sample, then Enter" + conf
     value = "" if values is None or label.onset >= len(values) else \
         f" (value {values[label.onset]:.6g})"
     return f"steady from sample {label.onset}{value}" + conf
 
 
 class LabelActions:
-    """S / U / click / nudge / change points / confidence / clear / undo / redo.
+    """S / U / onset / nudge / change points / confidence / clear / undo / redo.
 
     Mixed into :class:`~.window.AnnotationWindow`, which provides ``session``, ``judge``,
     ``labels``, ``order``, ``pos``, ``series_id``, ``plot``, ``status``, ``show_error``,
@@ -114,9 +116,12 @@ class LabelActions:
         return ok
 
     def mark_steady(self) -> None:
+        """S: steady, from a clicked (pending) sample if there is one, else from the stored onset."""
         if self._protocol("steady_state"):
             lab = self.labels.get(self.series_id)
-            onset = lab.onset if lab is not None and lab.steady else None
+            onset = self.plot.take_pending()
+            if onset is None:
+                onset = lab.onset if lab is not None and lab.steady else None
             self._record(steady=True, onset=onset)
 
     def mark_unsteady(self) -> None:
@@ -132,7 +137,7 @@ class LabelActions:
             return
         lab = self.labels.get(self.series_id)
         if lab is None or not lab.steady or lab.onset is None:
-            self.status("Click the first steady sample first; the arrows then move it")
+            self.status("Click the first steady sample and press Enter first; the arrows then move it")
             return
         k = int(np.clip(lab.onset + delta, 0, self.order[self.pos].n_samples - 1))
         if k != lab.onset:

@@ -1,14 +1,19 @@
 """The annotation plot: one series against its sample index, with the judge's own marks.
 
 * Steady-state protocol: a movable onset line (bounded to ``0..n-1``) and a highlighted dot on the
-  snapped sample; a left click puts the onset on the **nearest** sample (``round(x)``, not the
-  truncation of the study's tool), the readout shows index and value.
-* Change-point protocol: several movable lines (bounded to ``1..n-1``); a left click adds one, a drag
-  moves one, a right click (or :meth:`remove_nearest`) removes the nearest.
+  snapped sample; the readout shows index and value.
+* Change-point protocol: several movable lines (bounded to ``1..n-1``); a drag moves one, a right
+  click (or :meth:`remove_nearest`) removes the nearest.
 
-Edits are reported through signals only when they are final (a click, or
-``sigPositionChangeFinished`` after a drag), so the window commits each one exactly once. Overlays of
-other judges and detectors (review mode) are separate, non-interactive items.
+A plain left click saves nothing (an accidental click must not become a label): it places a
+**pending** mark on the **nearest** sample (``round(x)``, not the truncation of the study's tool) —
+the keyboard cursor moves there, drawn solid with a hollow dot and "Enter saves · Esc discards" —
+and the window saves it when the judge presses Enter or O (:meth:`take_pending`), or puts the
+cursor back on Esc (:meth:`discard_pending`).
+
+Edits are reported through signals only when they are final (``sigPositionChangeFinished`` after a
+drag, an add or remove), so the window commits each one exactly once. Overlays of other judges and
+detectors (review mode) are separate, non-interactive items.
 """
 from __future__ import annotations
 
@@ -28,14 +33,15 @@ CURSOR_COLOR = "#6a1b9a"
 ONSET_COLOR = "#0072B2"
 CP_COLOR = "#D55E00"
 STEADY_FILL = (0, 114, 178, 28)
-HIT_PIXELS = 6.0
-SAMPLE_DOTS_BELOW = 400  # samples in view  # a click this close to a change-point line grabs it instead of adding one
+HIT_PIXELS = 6.0  # a click this close to a change-point line grabs it instead of marking a new one
+SAMPLE_DOTS_BELOW = 400  # samples in view
 
 
 class AnnotationPlot(pg.PlotWidget):
     """Plot widget of the annotation window (x = sample index)."""
 
-    onset_picked = Signal(int)  # steady protocol: click or finished drag, snapped index
+    onset_picked = Signal(int)  # steady protocol: finished drag, snapped index
+    pending_placed = Signal(int)  # a plain click: a mark on this sample, not saved yet
     change_points_edited = Signal(object)  # change-point protocol: sorted tuple after an edit
     cursor_moved = Signal(str)  # readout of the sample under the mouse
 
@@ -84,6 +90,13 @@ class AnnotationPlot(pg.PlotWidget):
         self.cursor_line.setZValue(35)
         self.cursor_line.hide()
         self.plotItem.addItem(self.cursor_line, ignoreBounds=True)
+        # a click's pending mark: the cursor, solid, with a hollow dot on the sample (not saved)
+        self.pending: int | None = None
+        self._pending_from = 0  # where the cursor was before the click (Esc goes back there)
+        self.pending_dot = pg.ScatterPlotItem(size=13, pen=pg.mkPen(CURSOR_COLOR, width=2),
+                                              brush=pg.mkBrush(255, 255, 255, 230))
+        self.pending_dot.setZValue(46)
+        self.plotItem.addItem(self.pending_dot, ignoreBounds=True)
         self.onset: int | None = None
         self.cp_lines: list[pg.InfiniteLine] = []
         self.overlays: list[pg.GraphicsObject] = []
@@ -103,6 +116,7 @@ class AnnotationPlot(pg.PlotWidget):
         self.plotItem.setLimits(xMin=-0.02 * n, xMax=1.02 * n, minXRange=min(10.0, max(n, 1)))
         self.onset_line.setBounds((0, max(n - 1, 0)))
         self.set_onset(None)
+        self.pending = None
         self.set_cursor(0, reveal=False)
         self._set_cp_lines(())
         self.clear_overlays()
@@ -151,7 +165,9 @@ class AnnotationPlot(pg.PlotWidget):
             return 0
         self.cursor = int(np.clip(index, 0, self.n - 1))
         self.cursor_line.setValue(self.cursor)
-        self.cursor_line.label.setFormat(f"cursor {self.cursor}")
+        if self.pending is not None:  # the keys move a pending mark with the cursor
+            self.pending = self.cursor
+        self._draw_pending()
         self.cursor_line.show()
         if reveal:
             (x0, x1), _ = self.plotItem.getViewBox().viewRange()
@@ -160,6 +176,40 @@ class AnnotationPlot(pg.PlotWidget):
                 self.plotItem.setXRange(self.cursor - half, self.cursor + half, padding=0)
         self.cursor_moved.emit(self.readout(self.cursor))
         return self.cursor
+
+    # ------------------------------------------------------------------ pending click
+    def place_pending(self, index: int) -> int:
+        """A click's mark on sample ``index``: the cursor moves there, nothing is saved."""
+        if self.pending is None:
+            self._pending_from = self.cursor
+        self.pending = int(np.clip(index, 0, max(self.n - 1, 0)))
+        return self.set_cursor(self.pending, reveal=False)
+
+    def take_pending(self) -> int | None:
+        """The pending mark's sample (None: no click pending); the mark becomes the cursor."""
+        k, self.pending = self.pending, None
+        self._draw_pending()
+        return k
+
+    def discard_pending(self) -> int | None:
+        """Forget the pending mark (returns its sample, None if there was none); the cursor goes
+        back to where it was before the click."""
+        k = self.take_pending()
+        if k is not None:
+            self.set_cursor(self._pending_from, reveal=False)
+        return k
+
+    def _draw_pending(self) -> None:
+        k = self.pending
+        style = Qt.PenStyle.DashLine if k is None else Qt.PenStyle.SolidLine
+        self.cursor_line.setPen(pg.mkPen(CURSOR_COLOR, width=1.5 if k is None else 2, style=style))
+        if k is None or self.n == 0:
+            self.cursor_line.label.setFormat(f"cursor {self.cursor}")
+            self.pending_dot.setData([], [])
+            return
+        what = "onset" if self.protocol == "steady_state" else "change point"
+        self.cursor_line.label.setFormat(f"{what} {k}? Enter saves · Esc discards")
+        self.pending_dot.setData([k], [self.shown[k]])
 
     # ------------------------------------------------------------------ onset
     def set_onset(self, index: int | None) -> None:
@@ -265,16 +315,11 @@ class AnnotationPlot(pg.PlotWidget):
         if self.n == 0 or ev.double() or not self._in_view(ev.scenePos()):
             return
         x = self.plotItem.getViewBox().mapSceneToView(ev.scenePos()).x()
-        if self.protocol == "steady_state":
-            if ev.button() == Qt.MouseButton.LeftButton:
-                k = self.snap(x)
-                self.set_onset(k)
-                self.onset_picked.emit(k)
-            return
         if ev.button() == Qt.MouseButton.LeftButton:
-            if not self._near_line(x):
-                self.add_change_point(self.snap(x))
-        elif ev.button() == Qt.MouseButton.RightButton:
+            # a mark to confirm, never a label at once (a change-point line grabs its own clicks)
+            if self.protocol == "steady_state" or not self._near_line(x):
+                self.pending_placed.emit(self.place_pending(self.snap(x)))
+        elif ev.button() == Qt.MouseButton.RightButton and self.protocol == "change_points":
             self.remove_nearest(x)
 
     def _on_scene_moved(self, pos: QPointF) -> None:

@@ -3,7 +3,7 @@
 This is the only place where other judges' labels and detector overlays are drawn. The list of
 disagreements comes from the session's aggregation (:func:`agreement.disagreements`) for the
 steady-state protocol, and from differing change-point lists for the change-point protocol.
-An adjudicator's labels (S / U / click, or "Accept consensus") are stored as adjudications, beside
+An adjudicator's labels (S / U / click and Enter, or "Accept consensus") are stored as adjudications, beside
 the judges' labels (never over them).
 """
 from __future__ import annotations
@@ -273,7 +273,7 @@ class ReviewPanel(QWidget):
             w.show_error(f"Aggregation failed: {err}")
             return
         if gt is None or gt.steady is None:
-            w.status("No consensus for this series (tied or unlabelled): decide with S / U / click")
+            w.status("No consensus for this series (tied or unlabelled): decide with S / U / click and Enter")
             return
         w._record(steady=bool(gt.steady), onset=gt.reference_index if gt.steady else None)
         self.refresh()

@@ -5,6 +5,10 @@ file ``./segview-annotations.sqlite`` by default, another file, or a PostgreSQL 
 on several machines. What the field holds means what ``--db`` would (one resolver,
 :func:`~segview.core.annotation.location.resolve_db`); a password is never shown. A database that
 cannot be opened is reported in the dialog, which stays open so the user can correct the location.
+
+A new session can start with all its judges at once (``Judges: alice, bob, carol``, as
+``segview session create --judge``), each series optionally assigned to k of them (as ``-k``);
+the session is blind as always: no judge sees another's labels until review.
 """
 from __future__ import annotations
 
@@ -13,10 +17,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QRadioButton, QVBoxLayout, QWidget)
+                               QRadioButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ...core.secrets import mask_secrets
-from ...core.annotation.session import AnnotationSession
+from ...core.annotation.session import AnnotationSession, split_judge_names
 from ...core.annotation.location import DatabaseLocation, resolve_db
 from ...core.annotation.store import PROTOCOLS, Store
 from ...core.errors import RecoverableError
@@ -27,7 +31,8 @@ OPEN_SESSION = "open"
 
 @dataclass
 class SessionChoice:
-    """What the user picked (``create`` = make a new session from ``paths``)."""
+    """What the user picked (``create`` = make a new session from ``paths``, with ``judges``
+    besides ``judge``, each series assigned to ``per_series`` of them when given)."""
 
     db: str
     session: str
@@ -36,6 +41,15 @@ class SessionChoice:
     create: bool = False
     protocol: str = "steady_state"
     paths: list[str] = field(default_factory=list)
+    judges: list[str] = field(default_factory=list)
+    per_series: int | None = None
+
+    def all_judges(self) -> list[str]:
+        """The judges (role judge) a new session starts with: the list, and the user unless they
+        join as an adjudicator."""
+        extra = ([self.judge] if self.judge and self.role == "judge"
+                 and self.judge not in self.judges else [])
+        return [*self.judges, *extra]
 
 
 class SessionDialog(QDialog):
@@ -99,6 +113,27 @@ class SessionDialog(QDialog):
         data_row.addWidget(self.data_label, 1)
         data_row.addWidget(add_files)
         form.addRow("Series:", data_row)
+        self.judges_edit = QLineEdit()
+        self.judges_edit.setPlaceholderText("alice, bob, carol (optional)")
+        self.judges_edit.setToolTip("The new session's judges, comma-separated, as segview session "
+                                    "create --judge; each gets their own random order and sees "
+                                    "no one else's labels (blind). You are added if not listed.")
+        self.per_series = QSpinBox()
+        self.per_series.setRange(0, 99)
+        self.per_series.setSpecialValueText("each series: all judges")
+        self.per_series.setPrefix("each series to ")
+        self.per_series.setSuffix(" judge(s)")
+        self.per_series.setToolTip("Assign each series to exactly this many of the judges "
+                                   "(balanced, seeded; as session create -k); 'all judges': "
+                                   "every judge labels every series")
+        judges_row = QHBoxLayout()
+        judges_row.addWidget(self.judges_edit, 1)
+        judges_row.addWidget(self.per_series)
+        form.addRow("Judges:", judges_row)
+        self.judges_hint = QLabel()
+        self.judges_hint.setWordWrap(True)
+        self.judges_hint.setStyleSheet("color: #555")
+        form.addRow("", self.judges_hint)
         # judge
         self.judge_combo = QComboBox()
         self.judge_combo.setEditable(True)
@@ -107,8 +142,12 @@ class SessionDialog(QDialog):
         if judge:
             self.judge_combo.setEditText(judge)
         self.adjudicator = QCheckBox("new judge is an adjudicator (reviews and decides)")
-        form.addRow("Judge:", self.judge_combo)
+        form.addRow("You (judge):", self.judge_combo)
         form.addRow("", self.adjudicator)
+        for sig in (self.judges_edit.textChanged, self.per_series.valueChanged,
+                    self.judge_combo.currentTextChanged, self.adjudicator.toggled,
+                    self.new_radio.toggled):
+            sig.connect(self._show_judges)
         self.error = QLabel()
         self.error.setStyleSheet("color: #b00020")
         self.error.setWordWrap(True)
@@ -124,6 +163,7 @@ class SessionDialog(QDialog):
         self._preset_session = session
         self._show_paths()
         self.connect_db()
+        self._show_judges()
 
     # ------------------------------------------------------------------ database
     def _show_location(self, loc: DatabaseLocation) -> None:
@@ -219,6 +259,26 @@ class SessionDialog(QDialog):
         self.data_label.setText(text)
         self.data_label.setToolTip("\n".join(self.paths))
 
+    def _show_judges(self, *_args: object) -> None:
+        """The judges list applies to a new session; say who the session will start with."""
+        new = self.new_radio.isChecked()
+        self.judges_edit.setEnabled(new)
+        self.per_series.setEnabled(new)
+        if not new:  # the row keeps its place: the dialog does not jump under the mouse
+            self.judges_hint.setText("The judges list is for a new session; in an open one, each "
+                                     "judge joins by typing their name below.")
+            return
+        c = self.choice()
+        names = c.all_judges()
+        if not names:
+            self.judges_hint.setText("Name the judges to create them all with the session; "
+                                     "otherwise each joins by typing their name here later.")
+            return
+        each = ("every judge labels every series" if c.per_series is None
+                else f"each series to {c.per_series} of them")
+        self.judges_hint.setText(f"{len(names)} judge(s): {', '.join(names)}; {each}; blind "
+                                 "(no one sees another's labels until review)")
+
     # ------------------------------------------------------------------ result
     def choice(self) -> SessionChoice:
         judge = self.judge_combo.currentText().strip()
@@ -226,7 +286,9 @@ class SessionDialog(QDialog):
         db = self.db_url()
         if self.new_radio.isChecked():
             return SessionChoice(db, self.new_name.text().strip(), judge, role, True,
-                                 self.protocol_combo.currentText(), list(self.paths))
+                                 self.protocol_combo.currentText(), list(self.paths),
+                                 split_judge_names(self.judges_edit.text()),
+                                 self.per_series.value() or None)
         return SessionChoice(db, self.session_combo.currentText(), judge, role)
 
     def _on_accept(self) -> None:
@@ -237,5 +299,11 @@ class SessionDialog(QDialog):
             self.error.setText("Type your name (or pick it from the list).")
         elif c.create and not c.paths:
             self.error.setText("A new session needs data files (Data files…).")
+        elif c.create and c.role == "adjudicator" and c.judge in c.judges:
+            self.error.setText(f"{c.judge} is in the judges list and marked adjudicator; "
+                               "choose one.")
+        elif c.create and c.per_series is not None and c.per_series > len(c.all_judges()):
+            self.error.setText(f"Each series to {c.per_series} judges needs at least "
+                               f"{c.per_series} judges; the session has {len(c.all_judges())}.")
         else:
             self.accept()

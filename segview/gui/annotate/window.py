@@ -10,10 +10,14 @@ and in sessions created without blinding.
 Keyboard only: a cursor (dashed purple line) moves with Left/Right (Shift: 10, Ctrl: 100 samples),
 Home/End; G types a sample index, Ctrl+J a series id; Enter (or O) sets the onset at the cursor (in
 the change-point protocol: adds a change point there). Once a series has an onset the cursor sits on
-it and the arrows move the onset (each move saved). S steady, U unsteady, click = onset on the
-nearest sample, N / PageDown next, P / PageUp previous, K skip (comes back later), Ctrl+Z undo,
-Ctrl+Shift+Z or Ctrl+Y redo, R reset the view. Change-point protocol: click adds, drag moves, Delete
-(nearest the mouse, else the cursor) or right click removes, E = "looked, no change points".
+it and the arrows move the onset (each move saved). S steady, U unsteady, N / PageDown next,
+P / PageUp previous, K skip (comes back later), Ctrl+Z undo, Ctrl+Shift+Z or Ctrl+Y redo, R reset
+the view. Change-point protocol: drag moves, Delete (nearest the mouse, else the cursor) or right
+click removes, E = "looked, no change points".
+
+A click saves nothing by itself (an accidental click is harmless): it puts a pending mark on the
+nearest sample (the cursor, solid, "Enter saves · Esc discards"); Enter or O saves it as the onset
+(adds the change point), Esc discards it, the arrows move it. What is confirmed is saved at once.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QCompleter, QDockWidget, QHBoxLayout, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QVBoxLayout, QWidget)
 
-from ...core.annotation.session import AnnotationSession, Item, Judge, Label
+from ...core.annotation.session import (AnnotationSession, Item, Judge, Label,
+                                        check_judge_names)
 from ...core.annotation.store import Store
 from ...core.errors import DataFormatError, RecoverableError
 from ...core.model import Series
@@ -58,6 +63,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
     series_shown = Signal(str)
     saved = Signal(str)  # the status text after each committed action
     failed = Signal(str)
+    review_changed = Signal(bool)  # review mode on / off (also when it is refused: False)
 
     def __init__(self, paths: Sequence[str] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,17 +104,27 @@ class AnnotationWindow(LabelActions, QMainWindow):
         top_lay = QVBoxLayout(top)
         top_lay.setContentsMargins(0, 0, 0, 0)
         top_lay.setSpacing(2)
+        self.review_badge = QLabel("REVIEW MODE")  # shown while review mode is on
+        self.review_badge.setToolTip("Other judges' labels and detector overlays are shown "
+                                     "(Ctrl+R leaves review mode)")
+        self.review_badge.setStyleSheet("background: #6a1b9a; color: white; font-weight: 700; "
+                                        "padding: 1px 6px; border-radius: 3px")
+        self.review_badge.hide()
         row = QHBoxLayout()
         row.addWidget(self.title, 1)
         row.addWidget(self.progress)
         top_lay.addLayout(row)
-        top_lay.addWidget(self.label_line)
+        row = QHBoxLayout()  # the badge beside the (shorter) label line: the window stays as
+        row.addWidget(self.label_line, 1)  # narrow as before (review dock included, 1280x720/150 %)
+        row.addWidget(self.review_badge)
+        top_lay.addLayout(row)
         lay.addWidget(top)
         self.plot = AnnotationPlot(central)
         self.dims = DimensionStack(self.plot.plotItem, self.plot.curve.opts["pen"])  # multivariate
         self.plot.describe_sample = self.dims.describe  # readout in the data's own units
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.plot.onset_picked.connect(self.set_onset)
+        self.plot.pending_placed.connect(self._on_pending_placed)
         self.plot.change_points_edited.connect(self.set_change_points)
         self.plot.cursor_moved.connect(lambda text: self.cursor_label.setText(text))
         self.plot.plotItem.getViewBox().menu_items = self._plot_menu_items
@@ -159,8 +175,9 @@ class AnnotationWindow(LabelActions, QMainWindow):
         self.label_actions = [
             self._act(lab, "&Steady", self.mark_steady, ["S"]),
             self._act(lab, "&Unsteady", self.mark_unsteady, ["U"]),
-            self._act(lab, "Onset (or change point) at the &cursor", self.act_at_cursor,
-                      ["Return", "Enter", "O"]),
+            self._act(lab, "Onset (or change point) at the &cursor or the clicked sample",
+                      self.act_at_cursor, ["Return", "Enter", "O"]),
+            self._act(lab, "Discard the clicked sample (not saved)", self.discard_pending, ["Esc"]),
             *[self._act(lab, f"Cursor {step} sample{'s' if step > 1 else ''} "
                              f"{'left' if sign < 0 else 'right'} (moves a set onset)",
                         lambda _=False, d=sign * step: self.move_cursor(d),
@@ -191,6 +208,9 @@ class AnnotationWindow(LabelActions, QMainWindow):
         v = mb.addMenu("&Review")
         self.review_action = self._act(v, "&Review mode (others' labels, detectors)",
                                        self.toggle_review, ["Ctrl+R"], checkable=True)
+        self.review_action.setStatusTip("Show the other judges' labels and detector overlays: "
+                                        "for adjudicators, unblinded sessions, and judges who "
+                                        "labelled all their series")
         h = mb.addMenu("&Help")
         self._act(h, "&Keyboard shortcuts", self._show_shortcuts, ["F1"])
         self._act(h, "&About segview", self._show_about)
@@ -204,7 +224,8 @@ class AnnotationWindow(LabelActions, QMainWindow):
         from ..help_dialogs import show_shortcuts
 
         self.shortcuts_dialog = show_shortcuts(self, self.menuBar(), (
-            ("Click on the plot", "onset on the nearest sample (change points: add)"),
+            ("Click on the plot", "marks the nearest sample, not saved: Enter or O saves it as the "
+                                  "onset (change points: adds it), Esc discards it"),
             ("Drag a line", "move the onset / a change point"),
             ("Wheel / Ctrl+wheel", "zoom x / zoom y"), ("Drag the background", "pan x"),
             ("Click or drag on the overview", "move the view there")))
@@ -234,19 +255,35 @@ class AnnotationWindow(LabelActions, QMainWindow):
             return
         lab = self.labels.get(self.series_id)
         attached = (self.session.protocol == "steady_state" and lab is not None and lab.steady
-                    and lab.onset is not None and self.plot.cursor == lab.onset)
+                    and lab.onset is not None and self.plot.cursor == lab.onset
+                    and self.plot.pending is None)  # a clicked mark moves, not the saved onset
         k = self.plot.set_cursor(index)
         if attached and k != lab.onset:
             self._record(steady=True, onset=k)
+        elif self.plot.pending is not None:
+            self._on_pending_placed(k)
         elif not attached:
             self.status(f"Cursor at sample {k}: Enter sets the "
                         + ("onset" if self.session.protocol == "steady_state" else "change point")
                         + " there")
 
+    def _on_pending_placed(self, k: int) -> None:
+        what = ("the onset" if self.session is not None and self.session.protocol == "steady_state"
+                else "a change point")
+        self.status(f"Sample {k} marked, not saved: Enter or O saves it as {what}, Esc discards it")
+
+    def discard_pending(self) -> None:
+        """Esc: forget a clicked sample that was not confirmed (the cursor goes back)."""
+        k = self.plot.discard_pending()
+        if k is not None:
+            self.status(f"Click at sample {k} discarded; nothing saved")
+
     def act_at_cursor(self) -> None:
-        """Enter / O: the onset (change-point protocol: a change point) at the cursor."""
+        """Enter / O: the onset (change-point protocol: a change point) at the cursor, which is
+        where a pending click put it."""
         if self.session is None or self.current is None:
             return
+        self.plot.take_pending()
         k = self.plot.cursor
         if self.session.protocol == "steady_state":
             self.set_onset(k)
@@ -338,13 +375,17 @@ class AnnotationWindow(LabelActions, QMainWindow):
             return False
         c = dlg.choice()
         return self.open_session(c.db, c.session, c.judge, role=c.role, create=c.create,
-                                 protocol=c.protocol, paths=c.paths or self.paths)
+                                 protocol=c.protocol, paths=c.paths or self.paths,
+                                 judges=c.judges, per_series=c.per_series)
 
     def open_session(self, db: str | None, session: str, judge: str, *, role: str = "judge",
                      create: bool = False, protocol: str = "steady_state",
-                     paths: Sequence[str] | None = None) -> bool:
+                     paths: Sequence[str] | None = None, judges: Sequence[str] = (),
+                     per_series: int | None = None) -> bool:
         """Open (or with ``create`` make, from ``paths``) a session for ``judge``; resume where the
-        judge stopped. Problems are shown in a message; returns False then."""
+        judge stopped. A new session starts with ``judges`` too (as ``session create --judge``),
+        each series assigned to ``per_series`` of the judges when given (as ``-k``). Problems are
+        shown in a message; returns False then."""
         try:
             store = Store(db or None)
         except RecoverableError as err:
@@ -358,7 +399,16 @@ class AnnotationWindow(LabelActions, QMainWindow):
                 if not self.paths:
                     raise RecoverableError(f"session {session!r} is not in {store.display_url}; "
                                            "give data files to create it")
+                check_judge_names([*judges, judge])  # before the session is written
+                n_judges = len({*judges, *([judge] if role == "judge" else [])})
+                if per_series is not None and not 1 <= per_series <= n_judges:
+                    raise RecoverableError(f"each series to {per_series} judges needs 1 to "
+                                           f"{n_judges} (the number of judges)")
                 s = AnnotationSession.create(store, session, self._dataset(), protocol=protocol)
+                s.add_judges(list(judges))
+                if per_series is not None:
+                    s.judge(judge, create=True, role=role)  # the user is dealt series too
+                    s.assign(per_series)
             else:
                 s = AnnotationSession.open(store, session)
                 if self.paths:
@@ -382,8 +432,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
         pos = positions.get(last) if last is not None else None
         if pos is None:
             pos = min(s.resume_position(j), len(order) - 1)
-        self.setWindowTitle(f"segview annotate — {s.name} — {j.name}"
-                            + (" (adjudicator)" if j.role == "adjudicator" else ""))
+        self._update_title()
         self.keys.setText(KEYS_HELP[s.protocol])
         self._set_enabled(True)
         self.review_action.setChecked(False)
@@ -500,6 +549,7 @@ class AnnotationWindow(LabelActions, QMainWindow):
             self.session.protocol == "steady_state" and not lab.steady) else "done"]
         self.label_line.setStyleSheet(f"font-size: 13px; font-weight: 600; color: {color}")
         self.progress.setText(f"{len(self.labels)} / {len(self.order)} labelled")
+        self.plot.take_pending()  # a saved (or refused) action ends a click's pending mark
         if self.session.protocol == "steady_state":
             onset = lab.onset if lab is not None and lab.steady else None
             self.plot.set_onset(onset)
@@ -516,19 +566,39 @@ class AnnotationWindow(LabelActions, QMainWindow):
             return True, ""
         if len(self.labels) >= len(self.order):
             return True, ""
-        return False, (f"Blind annotation: review mode opens once you have labelled every series "
-                       f"({len(self.labels)} / {len(self.order)}), or for an adjudicator")
+        # short: the status line shares a 1280x720 screen at 150 % with the sample readout
+        return False, (f"Blind session: review opens once all your series are labelled "
+                       f"({len(self.labels)} / {len(self.order)})")
+
+    def _update_title(self) -> None:
+        s, j = self.session, self.judge
+        if s is None or j is None:
+            self.setWindowTitle("segview — annotate")
+            return
+        self.setWindowTitle(f"segview annotate — {s.name} — {j.name}"
+                            + (" (adjudicator)" if j.role == "adjudicator" else "")
+                            + (" — review mode" if self.review_mode else ""))
 
     def toggle_review(self, on: bool) -> None:
+        """Ctrl+R / Review › Review mode: on or off, with the reason when it is not allowed."""
         ok, why = self.review_allowed()
         if on and not ok:
             self.review_action.setChecked(False)
             self.status(why)
+            self.review_changed.emit(False)
             return
         self.set_review(on)
+        if not on:
+            self.status("Review mode off: only your own labels are shown")
 
     def set_review(self, on: bool) -> None:
+        """Show or hide review mode; the menu check, the badge beside the title, the window title
+        and the status line say which mode is on."""
+        was = self.review_mode
         self.review_mode = bool(on)
+        self.review_action.setChecked(self.review_mode)
+        self.review_badge.setVisible(self.review_mode)
+        self._update_title()
         if on:
             if self.review is None:
                 from .review import ReviewPanel
@@ -536,13 +606,17 @@ class AnnotationWindow(LabelActions, QMainWindow):
                 self.review = ReviewPanel(self)
                 self.review_dock = QDockWidget("Review", self)
                 self.review_dock.setObjectName("review")
+                # no close button: Ctrl+R (or the Review menu) is the one way out, so the dock
+                # never disappears while review mode stays on
+                self.review_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                             | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
                 self.review_dock.setWidget(self.review)
                 self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.review_dock)
             self.review_dock.show()
             self.review.refresh()
-            self.status("Review mode: other judges' labels and detector overlays are shown"
-                        + ("; your labels are stored as adjudications, beside the judges'"
-                           if self.judge.role == "adjudicator" else ""))
+            self.status("Review mode on: you see every judge; your labels are stored as decisions"
+                        if self.judge.role == "adjudicator" else
+                        "Review mode on: other judges' labels and detectors are shown (Ctrl+R: off)")
             if self.current is not None:
                 self.review.show_series(self.current)
         else:
@@ -550,6 +624,8 @@ class AnnotationWindow(LabelActions, QMainWindow):
             if self.review is not None:
                 self.review.stop()
                 self.review_dock.hide()
+        if was != self.review_mode:
+            self.review_changed.emit(self.review_mode)
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt API
@@ -584,15 +660,10 @@ def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
                 window.close()
 
         QTimer.singleShot(0, ask)
-    from ..interrupts import QuitOnSignals
+    from ..quit_signals import install as quit_on_signals
 
-    def quit_window() -> None:  # Ctrl-C / SIGTERM: closed as by its close button
-        window.close()
-        app.quit()
-
-    with QuitOnSignals(quit_window, app) as interrupts:
-        code = int(app.exec())
-    if interrupts.received:
-        print(interrupts.describe(), file=sys.stderr)
-        return int(interrupts.exit_code() or 1)
-    return code
+    uninstall = quit_on_signals(app)  # kill PID / Ctrl+C close the window as Ctrl+Q does
+    try:
+        return int(app.exec())
+    finally:
+        uninstall()

@@ -1,15 +1,19 @@
 """The input side of the evaluation window: truth, methods, scoring, run/cancel and export buttons.
-Widgets only; the window connects them and owns the logic."""
+Widgets only; the window connects them and owns the logic.
+
+The inputs (truth, methods, scoring) scroll when the window is short (a 1280x720 screen at 150 %
+is 480 logical pixels high); Evaluate, Cancel, the progress, the export buttons and the message
+stay in view below them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QListWidget, QListWidgetItem, QProgressBar, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QFrame, QGroupBox,
+                               QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar,
+                               QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -20,13 +24,24 @@ def _swatch(color: str) -> QIcon:
     return QIcon(pix)
 
 
+class _MethodList(QListWidget):
+    """The methods list: it asks for its minimum height and takes more only where there is room
+    (a list's default wish of ~190 pixels would make the inputs scroll on a short window)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(super().sizeHint().width(), self.minimumHeight())
+
+
 class InputsPanel(QWidget):
     """Truth group, methods list with add/remove, scoring, Evaluate/Cancel, export."""
 
     def __init__(self, onset_specs: Sequence[Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setMinimumWidth(330)
-        lay = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        inputs = QWidget(self)
+        inputs.setMinimumWidth(330)
+        lay = QVBoxLayout(inputs)
         lay.setContentsMargins(4, 4, 4, 4)
 
         truth = QGroupBox("Truth", self)
@@ -48,7 +63,7 @@ class InputsPanel(QWidget):
 
         methods = QGroupBox("Methods (ticked: evaluated, in this order)", self)
         ml = QVBoxLayout(methods)
-        self.method_list = QListWidget(methods)
+        self.method_list = _MethodList(methods)
         self.method_list.setMinimumHeight(90)
         self.method_list.setMaximumHeight(180)
         self.method_list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
@@ -73,7 +88,7 @@ class InputsPanel(QWidget):
         row.addWidget(self.run_combo, 1)
         row.addWidget(self.add_run_button)
         ml.addLayout(row)
-        lay.addWidget(methods)
+        lay.addWidget(methods, 1)  # where there is room, the list grows (up to its maximum)
 
         opts = QFormLayout()
         self.scoring_combo = QComboBox(self)
@@ -86,6 +101,18 @@ class InputsPanel(QWidget):
         self.pair_combo = QComboBox(self)
         opts.addRow("Paired plot", self.pair_combo)
         lay.addLayout(opts)
+        lay.addStretch(1)
+        self.inputs_area = QScrollArea(self)
+        self.inputs_area.setWidget(inputs)
+        self.inputs_area.setWidgetResizable(True)
+        self.inputs_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.inputs_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.inputs_area.setMinimumWidth(inputs.minimumSizeHint().width()
+                                         + self.inputs_area.verticalScrollBar().sizeHint().width())
+        outer.addWidget(self.inputs_area, 1)
+        actions = QWidget(self)
+        lay = QVBoxLayout(actions)
+        lay.setContentsMargins(4, 0, 4, 4)
 
         self.evaluate_button = QPushButton("Evaluate", self)
         self.evaluate_button.setDefault(True)
@@ -112,7 +139,7 @@ class InputsPanel(QWidget):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setStyleSheet("color: #8a2b0c")
         lay.addWidget(self.message)
-        lay.addStretch(1)
+        outer.addWidget(actions)
 
     # ------------------------------------------------------------------ methods list
     def add_item(self, name: str, text: str, color: str, checked: bool) -> None:

@@ -6,9 +6,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QThreadPool, Signal, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMainWindow,
-                               QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import QEvent, QModelIndex, QSortFilterProxyModel, Qt, QThreadPool, Signal, Slot
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHeaderView, QLabel, QMainWindow,
+                               QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ...core import registry
 from ...core.errors import RecoverableError
@@ -30,7 +30,18 @@ from .tables import SORT_ROLE, SeriesErrorModel, SummaryModel, TestsModel
 from .worker import EvaluationJob
 
 log = logging.getLogger(__name__)
+TABLE_MIN_WIDTH = 180
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F")
+
+
+def _scrolled(content: QWidget) -> QScrollArea:
+    """``content`` in a frameless scroll area: it fills the area, and scrolls once the area is
+    smaller than the content's minimum size (small screens, large scale factors)."""
+    area = QScrollArea()
+    area.setWidget(content)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    return area
 
 
 def _table(model: Any, sortable: bool = True) -> tuple[QTableView, QSortFilterProxyModel]:
@@ -82,6 +93,10 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         self._retired: list[EvaluationJob] = []
         self.overlay = ExplorerOverlay(explorer, self) if explorer is not None else None
         self._build()
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        # Ctrl+W closes it like the explorer's other windows (the annotator, dialogs)
+        QShortcut(QKeySequence("Ctrl+W"), self, self.close)
         if self.labels:
             self.use_labels_truth()
             for col in label_onset_columns(self.labels):
@@ -113,15 +128,23 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
         self.series_view.selectionModel().currentRowChanged.connect(
             self._on_series_view_current_changed)  # keyboard navigation follows in the explorer
         self.plots = EvaluationPlots(self)
-        self.plots.setMinimumHeight(240)
-        top = QWidget(self)
-        lay = QVBoxLayout(top)
+        # the tables show a few rows at least; what the window cannot hold scrolls (a 1280x720
+        # screen at 150 % is 853x480 logical pixels)
+        row_h = self.summary_view.verticalHeader().defaultSectionSize()
+        self._fit_summary()
+        self.summary_view.horizontalScrollBar().rangeChanged.connect(self._fit_summary)
+        for view in (self.series_view, self.tests_view):
+            view.setMinimumSize(TABLE_MIN_WIDTH, view.horizontalHeader().sizeHint().height()
+                                + 4 * row_h + view.horizontalScrollBar().sizeHint().height() + 4)
+        results = QWidget(self)
+        lay = QVBoxLayout(results)
         lay.setContentsMargins(4, 4, 4, 0)
-        self.headline = QLabel("Choose a truth and methods, then Evaluate.", self)
+        self.headline = QLabel("Choose a truth and methods, then Evaluate.", results)
         self.headline.setWordWrap(True)
         lay.addWidget(self.headline)
         lay.addWidget(self.summary_view)
-        bottom = QSplitter(Qt.Orientation.Horizontal, self)
+        bottom = QSplitter(Qt.Orientation.Horizontal, results)
+        bottom.setChildrenCollapsible(False)
         bottom.addWidget(self._titled("Per-series errors (click a row to open it in the explorer)",
                                       self.series_view))
         self.tests_title = QLabel("<b>Pairwise tests</b>", self)
@@ -129,17 +152,37 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
                                     "row for the note of its test")
         bottom.addWidget(self._titled("", self.tests_view, self.tests_title))
         bottom.setSizes([820, 440])
-        right = QSplitter(Qt.Orientation.Vertical, self)
-        right.addWidget(top)
-        right.addWidget(self.plots)
-        right.addWidget(bottom)
-        right.setSizes([170, 300, 430])
+        lower = QSplitter(Qt.Orientation.Vertical, results)
+        lower.setChildrenCollapsible(False)  # a dragged handle never hides the plots or tables
+        lower.addWidget(self.plots)
+        lower.addWidget(bottom)
+        lower.setSizes([300, 430])
+        lay.addWidget(lower, 1)
+        self.results_area = _scrolled(results)
+        self.results_area.viewport().installEventFilter(self)  # the plots reflow to its width
         main = QSplitter(Qt.Orientation.Horizontal, self)
-        main.addWidget(self.panel)
-        main.addWidget(right)
+        main.setChildrenCollapsible(False)
+        main.addWidget(self.panel)  # its inputs scroll; Evaluate and the exports stay in view
+        main.addWidget(self.results_area)
         main.setStretchFactor(1, 1)
         main.setSizes([340, 1260])
         self.setCentralWidget(main)
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Resize and obj is self.results_area.viewport():
+            self.plots.fit_width(event.size().width())  # four plots in a row, or two by two
+        return super().eventFilter(obj, event)
+
+    def _fit_summary(self, *_range: int) -> None:
+        """The summary table as tall as its rows (two at least), and its scroll bar when the
+        columns are wider than the window."""
+        view = self.summary_view
+        rows = max(self.summary_model.rowCount(), 2)
+        bar = view.horizontalScrollBar()
+        view.setFixedHeight(view.horizontalHeader().sizeHint().height()
+                            + rows * view.verticalHeader().defaultSectionSize()
+                            + 2 * view.frameWidth()
+                            + (bar.sizeHint().height() if bar.maximum() > 0 else 0))
 
     def _titled(self, title: str, widget: QWidget, label: QLabel | None = None) -> QWidget:
         box = QWidget(self)
@@ -357,13 +400,12 @@ class EvaluationWindow(EvaluationActions, QMainWindow):
                                  "<b>Pairwise tests</b> (need two methods with scored series)")
         self.series_model.set_data(outcome.truth, outcome.predictions, r.methods,
                                    {m: r.errors[m].series_ids for m in r.methods})
-        self.summary_view.setFixedHeight(self.summary_view.horizontalHeader().height()
-                                         + 21 * len(r.methods) + 6)
+        self._fit_summary()
         self.panel.set_pairs(r.methods)
         self.plots.set_report(r, self.colors, self.panel.pair())
         mode = ("series where the truth and every method say steady" if r.mode == "joint"
                 else "each method's own steady series")
-        notes = [f"{r.n_series} series; errors e = truth - predicted over {mode}; "
+        notes = [f"{r.n_series} series; errors e = truth - predicted (samples) over {mode}; "
                  f"all agree with the truth on {r.total_agreements}, all wrong alike on "
                  f"{r.method_agreements}."]
         if outcome.dropped:
