@@ -84,6 +84,18 @@ def pick_slider(win, spec):
     return None, None
 
 
+def nearest_other_tick(ed, base: int) -> int | None:
+    """The tick nearest ``base`` that gives another parameter value: on an integer parameter
+    (op's min_size) one tick may round to the same value, which starts no run at all."""
+    lo, hi = ed.slider.minimum(), ed.slider.maximum()
+    value = ed.tick_to_value(base)
+    for step in range(1, hi - lo + 1):
+        for tick in (base + step, base - step):
+            if lo <= tick <= hi and ed.tick_to_value(tick) != value:
+                return tick
+    return None
+
+
 def fast_specs(series: Series, fast_ms: float) -> tuple[list, dict]:
     fast, slow = [], {}
     for spec in registry.all_specs():
@@ -112,7 +124,9 @@ def bench_slider(win, specs, repeats: int) -> dict:
         if ed is None:
             continue
         base = ed.slider.value()
-        other = base + 1 if base < ed.slider.maximum() else base - 1
+        other = nearest_other_tick(ed, base)
+        if other is None:
+            continue
         times, cpu = [], []
         for k in range(repeats):
             settle(win)
