@@ -318,16 +318,23 @@ def _pelt_r_kernel_table_many(costs, betas, minseglen, last, nseg, f):
 
 
 @njit(nogil=True, cache=True)
+def keep_run(NA, NB, m, tau):  # pragma: no cover (compiled)
+    """Keep candidate ``tau`` (ascending) in the runs ``NA/NB[:m]``: it joins the last run when
+    that run ends at ``tau``, else starts a new one; returns the number of runs."""
+    if m > 0 and NB[m - 1] == tau:
+        NB[m - 1] = tau + 1
+        return m
+    NA[m] = tau
+    NB[m] = tau + 1
+    return m + 1
+
+
+@njit(nogil=True, cache=True)
 def take_runs(ra, rb, NA, NB, m, newc):  # pragma: no cover (compiled)
     """The end of a PELT step on candidates kept as runs ``[RA, RB)``: the kept runs
     ``NA/NB[:m]`` with the new candidate ``newc`` appended (joining the last run when it ends at
     ``newc``) become the candidates ``ra/rb``; returns their number of runs."""
-    if m > 0 and NB[m - 1] == newc:
-        NB[m - 1] = newc + 1
-    else:
-        NA[m] = newc
-        NB[m] = newc + 1
-        m += 1
+    m = keep_run(NA, NB, m, newc)
     for q in range(m):
         ra[q] = NA[q]
         rb[q] = NB[q]

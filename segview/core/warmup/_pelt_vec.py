@@ -72,7 +72,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..detectors._jit import njit
-from ..detectors._pelt_r import LOG_2PI, normal_meanvar_cost, take_runs
+from ..detectors._pelt_r import LOG_2PI, keep_run, normal_meanvar_cost, take_runs
 from ..detectors._vec8 import (popcount, vadd, vbcast, vdiv, vexponent, vle, vload, vlt,
                                vmantissa, vmax, vmin, vmul, vsel, vstore, vsub)
 
@@ -175,12 +175,7 @@ def _plain_step(s1, s2, beta, t, ra, rb, nr, newc, vals, f, last, nseg, NA, NB):
     for r in range(nr):
         for tau in range(ra[r], rb[r]):
             if vals[tau] <= bound:
-                if m > 0 and NB[m - 1] == tau:
-                    NB[m - 1] = tau + 1
-                else:
-                    NA[m] = tau
-                    NB[m] = tau + 1
-                    m += 1
+                m = keep_run(NA, NB, m, tau)
     return take_runs(ra, rb, NA, NB, m, newc)
 
 
@@ -360,12 +355,7 @@ def pelt_r_meanvar_vec(s1, s2, rtab, beta, minseglen, last, nseg, f, trace):  # 
                 while keep != 0:
                     tau = off + _low_bit(keep)
                     keep &= keep - 1
-                    if m > 0 and NB[m - 1] == tau:
-                        NB[m - 1] = tau + 1
-                    else:
-                        NA[m] = tau
-                        NB[m] = tau + 1
-                        m += 1
+                    m = keep_run(NA, NB, m, tau)
         nr = take_runs(ra, rb, NA, NB, m, newc)
         if trace.shape[0] > 0:
             _trace(trace, t, ra, rb, nr)
