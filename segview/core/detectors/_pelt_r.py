@@ -217,7 +217,8 @@ def segment_costs_and_floor(s1: NDArray[np.float64], s2: NDArray[np.float64], th
 
 
 def one_segment_if_certain(costs: NDArray[np.float64], vmin: float, beta: float,
-                           minseglen: int = 2) -> tuple[NDArray[np.int64], float] | None:
+                           minseglen: int = 2, lengths: NDArray[np.int64] | None = None
+                           ) -> tuple[NDArray[np.int64], float] | None:
     """:func:`pelt_r_meanvar` ``(cpts, q)`` at ``beta`` without running it, when a bound proves that
     PELT keeps the whole series as one segment; None otherwise (then run PELT).
 
@@ -228,6 +229,10 @@ def one_segment_if_certain(costs: NDArray[np.float64], vmin: float, beta: float,
     never prunes it) and wins at ``n``: the result is ``[n]`` with the value the kernel computes,
     ``((-beta + C(0, n)) + beta) - 0 beta``. CROPS's largest penalty is such a case on every JMH
     series (a full O(n^2) run, ~7 % of CROPS).
+
+    ``lengths``: for a table over grid positions (:func:`grid_costs_and_floor`), those positions:
+    the first ``t`` table points then hold ``lengths[t]`` points of the series, which is what the
+    bound multiplies ``l`` by.
     """
     nc = costs.size
     n = int(round((math.sqrt(8 * nc + 1) - 1) / 2))
@@ -238,7 +243,7 @@ def one_segment_if_certain(costs: NDArray[np.float64], vmin: float, beta: float,
     ell = (LOG_2PI + math.log(vmin)) + 1.0
     t = np.arange(2 * minseglen, n + 1, dtype=np.int64)
     c0 = costs[t * (t - 1) // 2]                     # C(0, t): first entry of column t
-    tf = t.astype(np.float64)
+    tf = (t if lengths is None else np.asarray(lengths, dtype=np.int64)[t]).astype(np.float64)
     margin = (tf * ell + beta) - c0
     scale = beta + tf * (abs(ell) + 1.0) + np.abs(c0)
     if not bool(np.all(margin > 1e-6 * scale)):      # also False on NaN
@@ -549,3 +554,154 @@ def pelt_r_meanvar(s1: NDArray[np.float64], s2: NDArray[np.float64], beta: float
     _pelt_r_kernel(np.ascontiguousarray(s1), np.ascontiguousarray(s2), float(beta),
                    int(minseglen), last, nseg, f)
     return _result(last, nseg, f, float(beta))
+
+
+# --- Long series: change points restricted to a grid of block boundaries (cpssd.md §11) ---------
+
+def grid_positions(n: int, points: int, minseglen: int = 2) -> NDArray[np.int64]:
+    """Prefix positions ``0 = p_0 < p_1 < ... < p_G = n`` of ``G = min(points, n // minseglen)``
+    blocks of nearly equal length (``p_i = floor(i n / G)``: every block holds ``floor(n / G)`` or
+    ``ceil(n / G)`` points, so at least ``minseglen``)."""
+    g = max(1, min(int(points), n // max(1, int(minseglen))))
+    return (np.arange(g + 1, dtype=np.int64) * n) // g
+
+
+@njit(nogil=True, cache=True)
+def _grid_costs_kernel(s1, s2, pos, out, t_lo, t_hi):  # pragma: no cover (compiled)
+    # _segment_costs_kernel over the grid: entry (s, t) is the cost of x[pos[s]..pos[t]-1] from the
+    # full-resolution prefix sums at the two boundaries, the length being pos[t] - pos[s] points
+    # (the same expression as normal_meanvar_cost, so pos = 0..n gives segment_costs bit for bit)
+    vmin = np.inf
+    nan = False
+    for t in range(t_lo, t_hi):
+        off = t * (t - 1) // 2
+        pt = pos[t]
+        st1 = s1[pt]
+        st2 = s2[pt]
+        for s in range(t):
+            ps = pos[s]
+            m = float(pt - ps)
+            a = st1 - s1[ps]
+            b = st2 - s2[ps]
+            x = (b - (a * a) / m) / m
+            if x <= 0.0:
+                x = 1e-11
+            if x < vmin:
+                vmin = x
+            nan |= x != x
+            out[off + s] = m * ((LOG_2PI + math.log(x)) + 1.0)
+    return np.nan if nan else vmin
+
+
+def grid_costs_and_floor(s1: NDArray[np.float64], s2: NDArray[np.float64],
+                         pos: NDArray[np.int64], threads: int = 1
+                         ) -> tuple[NDArray[np.float64], float]:
+    """:func:`segment_costs_and_floor` for segments between grid positions ``pos`` (from
+    :func:`grid_positions`): ``C[t(t-1)/2 + s]`` is the cost of the points ``pos[s]..pos[t]-1``,
+    ``G (G + 1) / 2`` doubles for ``G + 1`` positions. The table kernels read it as a series of
+    ``G`` points, so PELT on it searches segmentations whose change points are grid positions,
+    with every segment cost taken from the full-resolution sums."""
+    pos = np.ascontiguousarray(pos, dtype=np.int64)
+    g = pos.size - 1
+    out = np.empty(g * (g + 1) // 2)
+    a, b = np.ascontiguousarray(s1), np.ascontiguousarray(s2)
+    k = max(1, min(int(threads), g // 64))
+    cuts = [1] + [int(round(g * math.sqrt(i / k))) + 1 for i in range(1, k)] + [g + 1]
+    floors = run_in_threads([partial(_grid_costs_kernel, a, b, pos, out, lo, hi)
+                             for lo, hi in zip(cuts[:-1], cuts[1:])])
+    return out, (math.nan if any(math.isnan(v) for v in floors) else min(floors, default=math.inf))
+
+
+def grid_costs_numpy(s1: NDArray[np.float64], s2: NDArray[np.float64], pos: NDArray[np.int64]
+                     ) -> NDArray[np.float64]:
+    """Reference for :func:`grid_costs_and_floor`'s table, column by column in numpy."""
+    g = pos.size - 1
+    out = np.empty(g * (g + 1) // 2)
+    for t in range(1, g + 1):
+        ps = pos[:t]
+        m = (pos[t] - ps).astype(np.float64)
+        a = s1[pos[t]] - s1[ps]
+        b = s2[pos[t]] - s2[ps]
+        v = (b - (a * a) / m) / m
+        v = np.where(v <= 0.0, 1e-11, v)
+        out[t * (t - 1) // 2: t * (t - 1) // 2 + t] = m * ((LOG_2PI + np.log(v)) + 1.0)
+    return out
+
+
+def _cost_np(s1: NDArray[np.float64], s2: NDArray[np.float64], s: NDArray[np.int64],
+             t: NDArray[np.int64]) -> NDArray[np.float64]:
+    m = (t - s).astype(np.float64)
+    a = s1[t] - s1[s]
+    b = s2[t] - s2[s]
+    v = (b - (a * a) / m) / m
+    v = np.where(v <= 0.0, 1e-11, v)
+    return m * ((LOG_2PI + np.log(v)) + 1.0)
+
+
+def refine_change_points(s1: NDArray[np.float64], s2: NDArray[np.float64],
+                         ends: NDArray[np.int64], radius: int, minseglen: int = 2,
+                         beta: float | None = None) -> NDArray[np.int64]:
+    """Move each change point of a segmentation within ``+-radius`` points to the best split of
+    its two neighbouring segments at full resolution, the other change points fixed.
+
+    ``ends``: R's ``cpts`` (ascending segment ends, 1-based, the last one ``n``). One sweep from
+    left to right, each change point seeing its left neighbour already moved; a move keeps both
+    segments at least ``minseglen`` long, and the current position is always a candidate (ties keep
+    the leftmost least cost), so the total cost never rises. Not a global optimum: each change
+    point is placed given its neighbours, once.
+
+    With ``beta`` (the penalty), two change points at most ``2 radius`` apart are first tried as
+    one: the best single change point between their outer neighbours replaces them when that does
+    not raise the penalised cost (a grid search puts two change points around a change that falls
+    inside a block, isolating the mixed block). So the penalised cost never rises either.
+    """
+    out = np.asarray(ends, dtype=np.int64).copy()
+    if beta is not None:
+        out = _merge_close_pairs(s1, s2, out, radius, minseglen, float(beta))
+    for j in range(out.size - 1):
+        left = 0 if j == 0 else int(out[j - 1])
+        right = int(out[j + 1])
+        lo = max(left + minseglen, int(out[j]) - radius)
+        hi = min(right - minseglen, int(out[j]) + radius)
+        if hi <= lo:
+            continue
+        p = np.arange(lo, hi + 1, dtype=np.int64)
+        total = _split_costs(s1, s2, left, p, right)
+        if np.isfinite(total).all():
+            out[j] = p[int(np.argmin(total))]
+    return out
+
+
+def _split_costs(s1: NDArray[np.float64], s2: NDArray[np.float64], left: int,
+                 p: NDArray[np.int64], right: int) -> NDArray[np.float64]:
+    return _cost_np(s1, s2, np.full(p.size, left), p) + _cost_np(s1, s2, p, np.full(p.size, right))
+
+
+def segmentation_cost(s1: NDArray[np.float64], s2: NDArray[np.float64], ends: NDArray[np.int64]
+                      ) -> float:
+    """The unpenalised cost of the segmentation with R ``cpts`` ``ends``, at full resolution."""
+    e = np.asarray(ends, dtype=np.int64)
+    return float(_cost_np(s1, s2, np.concatenate([[0], e[:-1]]), e).sum())
+
+
+def _merge_close_pairs(s1: NDArray[np.float64], s2: NDArray[np.float64], ends: NDArray[np.int64],
+                       radius: int, minseglen: int, beta: float) -> NDArray[np.int64]:
+    out = [int(v) for v in ends]
+    j = 0
+    while j + 2 < len(out):            # change points out[j], out[j + 1] (out[-1] is n)
+        a, b = out[j], out[j + 1]
+        left = 0 if j == 0 else out[j - 1]
+        right = out[j + 2]
+        if b - a <= 2 * radius:
+            old = float(_cost_np(s1, s2, np.array([left, a, b]), np.array([a, b, right])).sum())
+            lo = max(left + minseglen, a - radius)
+            hi = min(right - minseglen, b + radius)
+            if lo <= hi:
+                p = np.arange(lo, hi + 1, dtype=np.int64)
+                total = _split_costs(s1, s2, left, p, right)
+                k = int(np.argmin(total))
+                if np.isfinite(total).all() and total[k] <= old + beta:
+                    out[j:j + 2] = [int(p[k])]
+                    continue
+        j += 1
+    return np.asarray(out, dtype=np.int64)

@@ -61,6 +61,10 @@ log = logging.getLogger(__name__)
 OUTLIER_WINDOW = 200
 MINSEGLEN = 2
 _BLOCK = 20000  # windows per block of the outlier filter
+#: Longest filtered series whose change points are searched exactly by default (§11).
+EXACT_UP_TO = 10_000
+#: Most blocks of the grid search on longer series: a 36 MB cost table, ~0.1 s per PELT run (§11).
+GRID_POINTS = 3000
 
 PARAMS = (
     ParamSpec("penalty_min_factor", "float", 4.0, low=1e-6, high=1e9, log=True, stage="prepare",
@@ -92,6 +96,16 @@ PARAMS = (
               help="threads for the independent parts (cost table columns, the penalties of a "
                    "CROPS round, the two resampled segments of a test): less wall time, same "
                    "results"),
+    ParamSpec("long_series", "str", "grid", choices=("grid", "exact"), stage="prepare",
+              help="grid: above exact_up_to filtered points, change points are searched on a grid "
+                   "of grid_points block boundaries, then refined at full resolution (a stated "
+                   "approximation, linear time); exact: the paper's search at every length "
+                   "(quadratic: minutes past 3e4 points)"),
+    ParamSpec("exact_up_to", "int", EXACT_UP_TO, low=16, high=10**9, unit="samples",
+              stage="prepare", help="longest filtered series searched exactly (the paper's forks "
+                                    "have 3,000 iterations)"),
+    ParamSpec("grid_points", "int", GRID_POINTS, low=100, high=GRID_POINTS, stage="prepare",
+              help="blocks of the grid search on longer series (more: closer to exact, slower)"),
     ParamSpec("onset_convention", "str", "published", choices=("published", "first_steady"),
               help="published: last index of the last differing segment (cpssd_published); "
                    "first_steady: the next index, the first steady sample"),
@@ -112,6 +126,8 @@ class CpssdPrepared:
     crops_ncpts: NDArray[np.int64]
     crops_runs: int
     notes: tuple[str, ...] = field(default=())
+    grid_block: int = 0                   # 0: exact search; else the grid's largest block (§11)
+    refined_moves: int = 0                # final change points the polish left off the grid
 
 
 def warmup_skip(y: NDArray[np.float64], window: int = OUTLIER_WINDOW) -> int | None:
@@ -240,25 +256,46 @@ def outlier_mask(y: NDArray[np.float64], skip: int, window: int = OUTLIER_WINDOW
 PeltRun = tuple[NDArray[np.int64], float]
 
 
-def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1
+def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int = 1,
+                 grid: NDArray[np.int64] | None = None
                  ) -> tuple[Callable[[float], PeltRun], Callable[[list[float]], list[PeltRun]] | None]:
     """The PELT runs CROPS and the final segmentation use: ``pelt(beta)`` and ``pelt_many(betas)``
     (None when the cost table is too large to build), both reading one shared cost table and
-    skipping penalties so large that one segment is provably the answer (same results)."""
+    skipping penalties so large that one segment is provably the answer (same results).
+
+    ``grid``: prefix positions from :func:`_pelt_r.grid_positions` (§11): PELT then places change
+    points on them only (the table holds the costs between grid positions, a block is the least
+    segment); each run's change points are then polished at full resolution
+    (:func:`_pelt_r.refine_change_points` with its penalty, within +-1 block) and the run returns
+    them as series positions with their full-resolution cost."""
     costs, vmin = None, math.nan
-    if _pelt_r.cost_table_fits(s1.size - 1):
+    minseg = MINSEGLEN
+    f1, f2 = s1, s2
+    block = 0
+    if grid is not None:
+        costs, vmin = _pelt_r.grid_costs_and_floor(s1, s2, grid, threads)
+        s1, s2 = s1[grid], s2[grid]       # only their length is read with a table
+        minseg = 1
+        block = int(np.diff(grid).max())
+    elif _pelt_r.cost_table_fits(s1.size - 1):
         costs, vmin = _pelt_r.segment_costs_and_floor(s1, s2, threads)
+
+    def to_series(run: PeltRun, beta: float) -> PeltRun:
+        if grid is None or run[0].size < 2:
+            return run if grid is None else (grid[run[0]], run[1])
+        ends = _pelt_r.refine_change_points(f1, f2, grid[run[0]], block, MINSEGLEN, beta)
+        return ends, _pelt_r.segmentation_cost(f1, f2, ends)
 
     def known(beta: float) -> PeltRun | None:
         return None if costs is None else _pelt_r.one_segment_if_certain(costs, vmin, beta,
-                                                                          MINSEGLEN)
+                                                                          minseg, grid)
 
     nan_free = not math.isnan(vmin)   # the table's floor is NaN iff a cost is
 
     def pelt(beta: float) -> PeltRun:
         res = known(beta)
-        return res if res is not None else _pelt_r.pelt_r_meanvar(s1, s2, beta, MINSEGLEN, costs,
-                                                                  nan_free)
+        return to_series(res if res is not None else
+                         _pelt_r.pelt_r_meanvar(s1, s2, beta, minseg, costs, nan_free), beta)
 
     if costs is None:
         return pelt, None
@@ -267,9 +304,9 @@ def pelt_runners(s1: NDArray[np.float64], s2: NDArray[np.float64], threads: int 
     def pelt_many(betas: list[float]) -> list[PeltRun]:
         done = {b: r for b in betas if (r := known(b)) is not None}
         todo = [b for b in betas if b not in done]
-        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, MINSEGLEN, table, threads, nan_free)
+        ran = _pelt_r.pelt_r_meanvar_many(s1, s2, todo, minseg, table, threads, nan_free)
         done.update(zip(todo, ran))
-        return [done[b] for b in betas]
+        return [to_series(done[b], b) for b in betas]
 
     return pelt, pelt_many
 
@@ -306,7 +343,15 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
     s1, s2 = _pelt_r.prefix_sums_r(x)
     ln_n = math.log(n)
     threads = params["threads"]
-    pelt, pelt_many = pelt_runners(s1, s2, threads)
+    grid = None
+    if params["long_series"] == "grid" and n > params["exact_up_to"]:
+        grid = _pelt_r.grid_positions(n, params["grid_points"], MINSEGLEN)
+        block = int(np.diff(grid).max())
+        notes.append(f"long series ({n} filtered points > exact_up_to={params['exact_up_to']}): "
+                     f"change points searched on a grid of {grid.size - 1} blocks of <= {block} "
+                     f"points, then each moved to its best position within +-{block} points "
+                     "(an approximation of the paper's exact search; long_series='exact' runs it)")
+    pelt, pelt_many = pelt_runners(s1, s2, threads, grid)
 
     try:
         crops = _crops.crops_r(pelt, params["penalty_min_factor"] * ln_n,
@@ -327,8 +372,12 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
         notes.append("knee_method=kneed_library: installed kneed, not kneed 0.7.0 (may differ)")
     ctx.check()
     cpts_r, _ = pelt(penalty)
+    block = moved = 0
+    if grid is not None:
+        block = int(np.diff(grid).max())
+        moved = int(np.count_nonzero(~np.isin(cpts_r, grid)))
     return CpssdPrepared(kept, mask, skip, kept[cpts_r - 1], float(penalty), knee, pens,
-                         ncpts, crops.runs, tuple(notes))
+                         ncpts, crops.runs, tuple(notes), block, moved)
 
 
 def _is_steady(s: int, n_raw: int, params: Params) -> bool:
@@ -369,6 +418,9 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
         "tests": tuple((t.start, t.stop, t.lo, t.hi, t.different) for t in tests),
         "n_outliers": int(prep.outlier_mask.sum()),
         "warmup_skip": prep.skip,
+        "change_point_search": "grid" if prep.grid_block else "exact",
+        "grid_block": prep.grid_block,
+        "grid_refined_moves": prep.refined_moves,
     }
     tracks = (
         Track("filtered series", y[prep.kept], x=prep.kept.astype(np.float64)),
