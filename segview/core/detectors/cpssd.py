@@ -436,15 +436,27 @@ def cost(n: int, p: Params) -> tuple[Cost, Cost]:
     1.6 s of CPU); a few arrays of the series' length. The change points come from CROPS, a
     dozen or more PELT runs of R changepoint's Normal mean/variance cost whose pruning keeps most
     candidates on benchmark series: quadratic, about 10 n^2 steps (measured 8-12 s at 1e4 and
-    over a minute at 3e4, tests/benchmarks/bench_scaling.py)."""
+    over a minute at 3e4, tests/benchmarks/bench_scaling.py). Past ``exact_up_to`` points the
+    grid search (§11) replaces it (``long_series="grid"``, the default): the same runs on at most
+    ``grid_points`` blocks, about 10 G^2 steps and a G^2/2 cost table, plus the outlier filter's
+    sliding window, about 60 n steps (measured: the whole change-point stage 0.3 s at 1e5 and
+    0.7 s at 1e6)."""
     work = float(p["bootstrap_resamples"]) * n
-    crops = 10.0 * float(n) * n
+    if p["long_series"] == "grid" and n > p["exact_up_to"]:
+        g = float(min(p["grid_points"], n // MINSEGLEN))
+        steps = 10.0 * g * g + 60.0 * n
+        search = Cost.of_steps(steps, 64.0 * n + 4.0 * g * g,
+                               f"the CROPS penalty search on a grid of {g:.0f} blocks of {n} "
+                               f"samples is about {steps / 1e8 / 60:.0f} minutes")
+    else:
+        crops = 10.0 * float(n) * n
+        search = Cost.of_steps(crops, 64.0 * n,
+                               f"the CROPS penalty search is quadratic in the length: {n} samples "
+                               f"are about {crops / 1e8 / 60:.0f} minutes of PELT runs")
     return (Cost.of_steps(work, 64.0 * n,
                           f"bootstrap_resamples={p['bootstrap_resamples']} on {n} samples is "
                           f"about {work:.0e} resampled values (minutes or more)"),
-            Cost.of_steps(crops, 64.0 * n,
-                          f"the CROPS penalty search is quadratic in the length: {n} samples are "
-                          f"about {crops / 1e8 / 60:.0f} minutes of PELT runs"))
+            search)
 
 
 SPEC = register(DetectorSpec(
