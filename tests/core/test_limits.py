@@ -52,7 +52,11 @@ def test_memory_and_time_estimates_name_the_parameter():
     assert "quadratic" in _warn("op", 1_000_000, cost="normal")  # mbic beyond the pruned search
     assert _warn("op", 1_000_000) is None  # mbic, l2, min_size 5: the pruned search runs
     assert _warn("op", 1_000_000, min_size=1) is None  # version 2's default: the same search
-    assert "quadratic" in _warn("cpssd", 100_000)  # CROPS' PELT runs: over a minute past 3e4
+    # CROPS' exact PELT runs: over a minute past 3e4; by default past 10,000 filtered points the
+    # grid search runs (cpssd.md §11), which the estimate knows
+    assert "quadratic" in _warn("cpssd", 100_000, long_series="exact")
+    assert "quadratic" in _warn("cpssd", 100_000, exact_up_to=100_000)
+    assert _warn("cpssd", 100_000) is None
     assert _warn("op", 1_000_000, penalty="bic", min_size=1) is None  # auto search picks FPOP
     # FPOP needs min_size 1: with version 3's default minimum segment (5) a constant penalty takes
     # the pruned search (near-linear, no warning); the full programme is still warned about

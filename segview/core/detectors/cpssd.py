@@ -11,7 +11,9 @@ re-implements that pipeline bit for bit (spec ``docs/algorithms/cpssd.md``):
 2. Normal mean-and-variance cost on 80-bit prefix sums, changepoint 2.2.2's PELT, minseglen 2 (§3-4);
 3. CROPS over ``[4 ln n, 100000 ln n]`` with the package's bookkeeping quirks (§5);
 4. penalty = knee of the CROPS curve by kneed 0.7.0's rules, else ``15 ln n`` (§6);
-5. final PELT, change points mapped back to raw indices through the kept indices (§7);
+5. final PELT, change points mapped back to raw indices through the kept indices (§7).
+   Filtered series longer than ``exact_up_to`` (10,000) points search change points on a grid of
+   block boundaries instead, polished at full resolution (§11, ``long_series``; noted in ``notes``);
 6. backward walk: the last segment whose ratio-of-means bootstrap CI against the final segment lies
    beyond +-5 % ends the transient (§8); steady iff that index ``s <= N - 501`` (§9).
 
@@ -463,7 +465,7 @@ SPEC = register(DetectorSpec(
     cost=cost,
     name="cpssd",
     label="CP-SSD (PELT + CROPS)",
-    version="1.0",
+    version="1.1",
     produces="onset",
     params=PARAMS,
     run=_run,
@@ -478,6 +480,9 @@ SPEC = register(DetectorSpec(
                 "(published steady/unsteady verdicts 350/350, onsets 348/350 on the JMH data; the "
                 "other two sit within 0.0015 of the bootstrap's 0.95 cut). Known limits: a series "
                 "whose last segment is shorter than min_steady_tail is never steady; the penalty "
-                "range assumes series of JMH's kind (thousands of iterations).",
+                "range assumes series of JMH's kind (thousands of iterations); past 10,000 "
+                "filtered points change points come from a grid search polished at full "
+                "resolution (an approximation, said in the notes; long_series=exact for the "
+                "quadratic search).",
     slow=True,
 ))
