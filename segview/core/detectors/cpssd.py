@@ -351,8 +351,9 @@ def _prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Cp
         block = int(np.diff(grid).max())
         notes.append(f"long series ({n} filtered points > exact_up_to={params['exact_up_to']}): "
                      f"change points searched on a grid of {grid.size - 1} blocks of <= {block} "
-                     f"points, then each moved to its best position within +-{block} points "
-                     "(an approximation of the paper's exact search; long_series='exact' runs it)")
+                     f"points, then polished at full resolution within +-{block} points (close "
+                     "pairs merged, each moved to its best split): an approximation of the "
+                     "paper's exact search, which long_series='exact' runs (cpssd.md §11)")
     pelt, pelt_many = pelt_runners(s1, s2, threads, grid)
 
     try:
