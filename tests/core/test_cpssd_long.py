@@ -230,3 +230,38 @@ def test_cost_model_warns_for_the_exact_path_only():
     assert cost_warning(SPEC, 10**6, d) is None
     text = cost_warning(SPEC, 100_000, d.replace(long_series="exact"))
     assert text and "quadratic" in text
+
+
+# --- the bootstrap on long segments (cpssd.md §11, last part) ---
+
+def test_normal_means_match_the_resampled_means_in_law():
+    """The stand-in has the bootstrap's exact mean and variance; against the real resampling of a
+    skewed 20,000-sample segment its 2.5 % / 97.5 % quantiles agree to a small share of the
+    interval's width (the golden reference is numpy's resampling, not the code under test)."""
+    from segview.core.detectors._cpssd_bootstrap import normal_means, resampled_means_numpy
+    rng = np.random.default_rng(5)
+    seg = rng.gamma(2.0, 1.0, 20_000) + 10.0
+    exact = resampled_means_numpy(seg, np.random.default_rng(1), 4000)
+    approx = normal_means(seg, np.random.default_rng(2), 4000)
+    q = [0.025, 0.5, 0.975]
+    qe, qa = np.quantile(exact, q), np.quantile(approx, q)
+    width = qe[2] - qe[0]
+    assert np.all(np.abs(qe - qa) < 0.1 * width)
+    assert abs(np.std(approx) - np.std(seg) / np.sqrt(seg.size)) < 0.05 * np.std(approx)
+
+
+def test_normal_bootstrap_only_past_exact_up_to_and_said_in_the_notes():
+    from segview.core.detectors._cpssd_bootstrap import classify_backward
+    rng = np.random.default_rng(3)
+    y = np.concatenate([rng.normal(20.0, 1.0, 3000), rng.normal(10.0, 1.0, 30_000)])
+    cps = np.array([2999])
+    s0, t0 = classify_backward(y, cps, 7, 2000)
+    s1, t1 = classify_backward(y, cps, 7, 2000, normal_above=10**9)  # nothing long: identical
+    assert (s0, t0) == (s1, t1)
+    s2, t2 = classify_backward(y, cps, 7, 2000, normal_above=10_000)
+    assert s2 == s0 == 2999 and t2[0].different
+    assert (t2[0].lo, t2[0].hi) != (t0[0].lo, t0[0].hi)  # the long final segment was drawn normally
+    res = segview.detect(y, "cpssd", exact_up_to=10_000, bootstrap_resamples=2000)
+    assert any("normal law" in n for n in res.notes)
+    res_exact = segview.detect(y[:9000], "cpssd", bootstrap_resamples=2000)
+    assert not any("normal law" in n for n in res_exact.notes)

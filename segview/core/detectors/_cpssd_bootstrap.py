@@ -87,20 +87,42 @@ def _resampled_means(seg: NDArray[np.float64], rng: np.random.Generator, resampl
     return out
 
 
+def normal_means(seg: NDArray[np.float64], rng: np.random.Generator, resamples: int,
+                 ctx: RunContext = NULL_CONTEXT) -> NDArray[np.float64]:
+    """The large-sample stand-in for :func:`resampled_means_numpy` (cpssd.md §11): the mean of
+    ``m`` draws with replacement from ``seg`` has mean ``mean(seg)`` and variance
+    ``var(seg) / m`` (the plug-in variance, divisor ``m``) exactly, and is normal up to a skewness
+    term of order ``1 / sqrt(m)``; so ``resamples`` normal draws with those two moments, from the
+    same stream, replace ``resamples * m`` index draws."""
+    ctx.check()
+    m = seg.size
+    mu = float(np.mean(seg))
+    sd = float(np.std(seg)) / float(np.sqrt(m))
+    return mu + sd * rng.standard_normal(resamples)
+
+
 def ratio_ci(last: NDArray[np.float64], seg: NDArray[np.float64], seed: int, test_number: int,
              resamples: int = 10000, alpha: float = 0.05,
-             ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1
-             ) -> tuple[float, float]:
+             ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1,
+             normal_above: int | None = None) -> tuple[float, float]:
     """Percentile bootstrap CI of ``mean(last) / mean(seg)`` (each resampled independently).
 
     ``reference=True`` draws through numpy (:func:`resampled_means_numpy`; same values, slower).
     ``threads > 1`` resamples the two segments in parallel (independent streams: same values).
+    ``normal_above``: a segment longer than this gets :func:`normal_means` instead of the
+    resampling (None: never; the paper's configuration).
     """
     rng_l, rng_g = streams_for_test(seed, test_number)
-    means = resampled_means_numpy if reference else _resampled_means
+    exact = resampled_means_numpy if reference else _resampled_means
     a = np.ascontiguousarray(last, dtype=np.float64)
     b = np.ascontiguousarray(seg, dtype=np.float64)
-    tasks = [lambda: means(a, rng_l, resamples, ctx), lambda: means(b, rng_g, resamples, ctx)]
+
+    def means(x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        if normal_above is not None and x.size > normal_above:
+            return normal_means(x, rng, resamples, ctx)
+        return exact(x, rng, resamples, ctx)
+
+    tasks = [lambda: means(a, rng_l), lambda: means(b, rng_g)]
     if threads > 1 and not reference:
         if b.size > a.size:        # the larger one runs in the calling thread
             ml, mg = run_in_threads(tasks[::-1])[::-1]
@@ -121,8 +143,8 @@ def is_different(lo: float, hi: float, effect_size: float = 0.05) -> bool:
 
 def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64], seed: int,
                       resamples: int = 10000, alpha: float = 0.05, effect_size: float = 0.05,
-                      ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1
-                      ) -> tuple[int, list[BootstrapTest]]:
+                      ctx: RunContext = NULL_CONTEXT, reference: bool = False, threads: int = 1,
+                      normal_above: int | None = None) -> tuple[int, list[BootstrapTest]]:
     """SEALAB's ``steady_state_starts`` on the raw series (cpssd.md §8).
 
     Args:
@@ -132,6 +154,8 @@ def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64]
         seed: global bootstrap seed.
         reference: draw through numpy instead of the fused kernel (benchmarks; same result).
         threads: resample the two segments of a test in parallel when > 1 (same result).
+        normal_above: segments longer than this draw their resampled means from the normal law
+            with the bootstrap's mean and variance (:func:`normal_means`; None: never).
 
     Returns:
         ``(s, tests)``: ``s`` is the last index of the last segment that differs from the final one
@@ -146,7 +170,7 @@ def classify_backward(y: NDArray[np.float64], last_of_segment: NDArray[np.int64]
         start = cps[j - 1] + 1 if j > 0 else 0
         stop = cps[j] + 1
         lo, hi = ratio_ci(last, y[start:stop], seed, number, resamples, alpha, ctx, reference,
-                          threads)
+                          threads, normal_above)
         diff = is_different(lo, hi, effect_size)
         tests.append(BootstrapTest(start, stop, lo, hi, diff))
         if diff:

@@ -100,9 +100,10 @@ PARAMS = (
                    "results"),
     ParamSpec("long_series", "str", "grid", choices=("grid", "exact"), stage="prepare",
               help="grid: above exact_up_to filtered points, change points are searched on a grid "
-                   "of grid_points block boundaries, then refined at full resolution (a stated "
-                   "approximation, linear time); exact: the paper's search at every length "
-                   "(quadratic: minutes past 3e4 points)"),
+                   "of grid_points block boundaries, then refined at full resolution, and "
+                   "segments longer than exact_up_to get normal bootstrap means (stated "
+                   "approximations, linear time); exact: the paper's search and resampling at "
+                   "every length (quadratic: minutes past 3e4 points)"),
     ParamSpec("exact_up_to", "int", EXACT_UP_TO, low=16, high=10**9, unit="samples",
               stage="prepare", help="longest filtered series searched exactly (the paper's forks "
                                     "have 3,000 iterations)"),
@@ -397,10 +398,19 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     y = np.asarray(values, dtype=np.float64)
     real = prep.pelt_cpts[:-1]
     ctx.progress(0.95, "bootstrap classification")
+    normal_above = params["exact_up_to"] if params["long_series"] == "grid" else None
     s, tests = classify_backward(y, real, params["seed"], params["bootstrap_resamples"],
                                  params["alpha"], params["effect_size"], ctx,
-                                 threads=params["threads"])
+                                 threads=params["threads"], normal_above=normal_above)
     notes = list(prep.notes)
+    last_len = y.size - (int(real[-1]) + 1) if real.size else 0
+    normal_tests = [t for t in tests if normal_above is not None
+                    and max(t.stop - t.start, last_len) > normal_above]
+    if normal_tests:
+        notes.append(f"long segments (over exact_up_to={params['exact_up_to']} samples): "
+                     f"{len(normal_tests)} of {len(tests)} bootstrap tests drew the resampled "
+                     "means of those segments from the normal law with the bootstrap's mean and "
+                     "variance instead of resampling (cpssd.md §11; long_series=exact resamples)")
     if params["threshold_rule"] != "absolute":
         notes.append("threshold_rule=proportional (the original uses the absolute rule)")
     steady = _is_steady(s, y.size, params)
@@ -446,6 +456,9 @@ def cost(n: int, p: Params) -> tuple[Cost, Cost]:
     0.7 s at 1e6)."""
     work = float(p["bootstrap_resamples"]) * n
     if p["long_series"] == "grid" and n > p["exact_up_to"]:
+        # segments longer than exact_up_to draw normal means: at most two resampled segments of
+        # exact_up_to samples per test, a handful of tests
+        work = float(p["bootstrap_resamples"]) * min(n, 4 * int(p["exact_up_to"]))
         g = float(min(p["grid_points"], n // MINSEGLEN))
         steps = 10.0 * g * g + 60.0 * n
         search = Cost.of_steps(steps, 64.0 * n + 4.0 * g * g,
