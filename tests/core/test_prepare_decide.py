@@ -34,6 +34,11 @@ CASES = {
     "wbs": ([{}, {"intervals": 300, "seed": 7}, {"scale": "none"}],
             [{"kmax": 50}, {"kmax": 3}, {"kmax": 12, "criterion": "bic"},
              {"criterion": "mbic"}, {"kmax": 1}]),
+    # max_segments up, down, up past the cached layers; penalty alone; the R text rule
+    "segneigh": ([{}, {"scale": "none"}, {"rule": "changepoint"}],
+                 [{"max_segments": 3}, {"max_segments": 8}, {"max_segments": 5, "penalty": 3.0},
+                  {"max_segments": 12}, {"max_segments": 1}, {"penalty": "aic"},
+                  {"max_segments": 13, "penalty": 0.5}]),
 }
 
 
@@ -75,3 +80,57 @@ def test_wbs_prepare_leaves_the_callers_array_writeable():
     y = _series(2)
     spec.prepare(y, spec.coerce({"scale": "none"}), RunContext())
     assert y.flags.writeable
+
+
+@pytest.mark.parametrize("sequence", [(5, 6, 5, 6), (1, 2, 3, 9, 4), (12, 2, 7, 13), (4, 4, 30)])
+def test_segneigh_layers_grown_by_a_slider_equal_the_one_pass_dp(sequence):
+    """Growing the cached table layer range by layer range gives bitwise the costs and change
+    points of segment_neighbourhood() (the numpy one-pass DP, R's loop) for each max_segments."""
+    from segview.core.detectors.segneigh import Layers, segment_neighbourhood
+
+    for seed in (4, 9, None):
+        if seed is None:  # exact ties: the first maximiser wins
+            y = np.tile([0.0, 1.0, 1.0, 0.0], 70)
+        else:
+            y = _series(seed, 300)
+            y[::37] += 7.0
+        layers = Layers(y, ())
+        for q in sequence:
+            layers.ensure(q)
+            costs, cps = layers.costs_cps(q)
+            ref_costs, ref_cps = segment_neighbourhood(y, q)
+            assert costs.tobytes() == ref_costs.tobytes()
+            assert cps == ref_cps
+
+
+def test_segneigh_kernel_equals_its_plain_path():
+    from segview.core.detectors import _segneigh_kernels as sk
+    from segview.core.detectors.segneigh import segment_neighbourhood
+
+    y = np.tile([0.0, 1.0, 1.0, 0.0], 63)  # exact ties everywhere: the first maximiser wins
+    out = []
+    for compiled in (True, False):
+        like, back = np.zeros((9, y.size)), np.full((9, y.size), -1, dtype=np.int64)
+        sk.extend(y, like, back, 0, 4, lambda: None, compiled, block=50)
+        sk.extend(y, like, back, 4, 9, lambda: None, compiled, block=64)
+        out.append((like.tobytes(), back.tobytes()))
+    assert out[0] == out[1]
+    like, back = np.zeros((9, y.size)), np.full((9, y.size), -1, dtype=np.int64)
+    sk.extend(y, like, back, 0, 9, lambda: None)
+    ref_costs, ref_cps = segment_neighbourhood(y, 9)
+    assert (-2.0 * like[:, -1]).tobytes() == ref_costs.tobytes()
+    assert back.tobytes() == out[0][1]
+
+
+def test_segneigh_state_survives_pickling():
+    """The explorer computes the state in a worker process and caches it in the GUI process."""
+    import pickle
+
+    spec = registry.get("segneigh")
+    y = _series(8)
+    state = spec.prepare(y, spec.defaults(), RunContext())
+    params = spec.coerce({"max_segments": 7})
+    first = run_spec(spec, y, params, RunContext().with_prepared(state))
+    again = pickle.loads(pickle.dumps(state))
+    same(run_spec(spec, y, params, RunContext().with_prepared(again)), first)
+    assert again.layers == 7 and again.nbytes >= 7 * y.size * 16
