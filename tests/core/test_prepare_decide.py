@@ -39,6 +39,10 @@ CASES = {
                  [{"max_segments": 3}, {"max_segments": 8}, {"max_segments": 5, "penalty": 3.0},
                   {"max_segments": 12}, {"max_segments": 1}, {"penalty": "aic"},
                   {"max_segments": 13, "penalty": 0.5}]),
+    # cost (the explorer's slider) and max_cp on the cached kernel-cost table
+    "kcpa": ([{}, {"bandwidth": "all"}, {"seed": 3, "scale": "robust"}],
+             [{"cost": 1.0}, {"cost": 30.0}, {"cost": 300.0, "max_cp": 20}, {"max_cp": 5},
+              {"cost": 1.0005}, {"cost": 0.0}]),
 }
 
 
@@ -134,3 +138,19 @@ def test_segneigh_state_survives_pickling():
     again = pickle.loads(pickle.dumps(state))
     same(run_spec(spec, y, params, RunContext().with_prepared(again)), first)
     assert again.layers == 7 and again.nbytes >= 7 * y.size * 16
+
+
+def test_kcpa_cached_decide_matches_the_one_shot_function():
+    from segview.core.detectors._recp import as_matrix
+    from segview.core.detectors.kcpa import kcpa
+
+    spec = registry.get("kcpa")
+    y = _series(7, 400)
+    state = spec.prepare(y, spec.defaults(), RunContext())
+    assert state.U is not None and not state.U.flags.writeable and state.nbytes == 8 * y.size ** 2
+    X = as_matrix(y, "zscore")
+    for cost, max_cp in ((1.0, None), (50.0, None), (500.0, 30), (5.0, 3)):
+        params = spec.coerce({"cost": cost, "max_cp": "max" if max_cp is None else max_cp})
+        got = run_spec(spec, y, params, RunContext().with_prepared(state))
+        cps, stats = kcpa(X, max_cp, cost, "sample", 8)
+        assert got.change_points.tolist() == cps and repr(got.stats) == repr(stats)

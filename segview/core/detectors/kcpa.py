@@ -28,6 +28,7 @@ which is also what TCPDBench reports for this method).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 else:  # listing detectors imports no numba
     _kk = lazy_module("._kcpa_kernels", __package__)
 
-__all__ = ["as_matrix", "bandwidth", "kcpa", "vmax"]
+__all__ = ["Kernel", "as_matrix", "bandwidth", "decide", "kcpa", "kernel", "vmax"]
 
 BANDWIDTH_ROWS = 250
 BANDWIDTH_MODES = ("sample", "all")
@@ -86,23 +87,51 @@ def bandwidth(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
     return r_median(u), rows
 
 
-def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
-         mode: str = "sample", seed: int = 1, sample_kind: str = "rejection",
-         compiled: bool = True) -> tuple[list[int], dict]:
-    """``(change points, stats)`` of R ``kcpa(X, L = max_cp, C = cost)`` on the matrix ``X``."""
+@dataclass(frozen=True)
+class Kernel:
+    """The prepare stage (``scale``, ``bandwidth``, ``seed``, ``sample_kind``): the bandwidth, the
+    variance bound and the ``n x n`` table of segment costs (read-only; 8 n^2 bytes, 72 MB at
+    3,000 samples, ``nbytes`` tells a cache). ``cost`` and ``max_cp`` only enter the recursion,
+    so a slider move on either re-runs :func:`._kcpa_kernels.kcpa_dp` on this table."""
+
+    n: int
+    h: float
+    v: float
+    rows: NDArray[np.int64] | None
+    U: NDArray[np.float64] | None  # None when the bandwidth is not positive
+    notes: tuple[str, ...] = ()
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.U is None else int(self.U.nbytes)
+
+
+def kernel(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
+           sample_kind: str = "rejection", compiled: bool = True,
+           notes: tuple[str, ...] = ()) -> Kernel:
+    """Everything of ``kcpa(X, ...)`` that does not depend on ``L`` or ``C``."""
     X = np.ascontiguousarray(X, dtype=np.float64)
-    n = X.shape[0]
-    L = (n if max_cp is None else int(max_cp)) + 1
     v = vmax(X)
     h, rows = bandwidth(X, mode, seed, sample_kind)
-    if not h > 0:
+    U = None
+    if h > 0:
+        U = _kk.segment_costs(X, h, compiled)
+        U.flags.writeable = False
+    return Kernel(X.shape[0], h, v, rows, U, tuple(notes))
+
+
+def decide(k: Kernel, max_cp: int | None = None, cost: float = 1.0, compiled: bool = True
+           ) -> tuple[list[int], dict]:
+    """``kcpa``'s answer for ``L = max_cp + 1`` and ``C = cost`` on a prepared :class:`Kernel`."""
+    n, h, v, rows = k.n, k.h, k.v, k.rows
+    L = (n if max_cp is None else int(max_cp)) + 1
+    if k.U is None:
         # more than half of the pairs are equal: R's kernel exp(-d^2 / 0) is NaN on the diagonal,
         # every segment cost is NaN, and R's choice falls on an unreachable K: no change point
         return [], {"bandwidth": h, "vmax": v, "segments": 1, "max_segments": L,
                     "penalised_cost": math.nan, "bandwidth_rows": None}
-    U = _kk.segment_costs(X, h, compiled)
     try:
-        cps, S = _kk.kcpa_dp(U, L, cost, v, compiled)
+        cps, S = _kk.kcpa_dp(k.U, L, cost, v, compiled)
     except ValueError:
         raise InputError("kcpa", f"every penalised cost is undefined (bandwidth {h!r}, variance "
                                  f"bound {v!r}); R's kcpa stops with an error here") from None
@@ -113,12 +142,29 @@ def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
     return [c for c in cps if 0 < c < n], stats
 
 
-def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
+         mode: str = "sample", seed: int = 1, sample_kind: str = "rejection",
+         compiled: bool = True) -> tuple[list[int], dict]:
+    """``(change points, stats)`` of R ``kcpa(X, L = max_cp, C = cost)`` on the matrix ``X``."""
+    return decide(kernel(X, mode, seed, sample_kind, compiled), max_cp, cost, compiled)
+
+
+def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Kernel:
+    """Scale, bandwidth and the segment-cost table (the part no slider of ``cost`` or ``max_cp``
+    changes)."""
     X, notes = scaled_input(values, params)
     ctx.check()
+    return kernel(X, params["bandwidth"], params["seed"], params["sample_kind"], notes=notes)
+
+
+def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    prep = ctx.prepared
+    if not isinstance(prep, Kernel) or prep.n != np.asarray(values).shape[0]:
+        prep = prepare(values, params, ctx)
+    ctx.check()
+    notes = prep.notes
     mc = params["max_cp"]
-    cps, stats = kcpa(X, None if mc == "max" else int(mc), params["cost"], params["bandwidth"],
-                      params["seed"], params["sample_kind"])
+    cps, stats = decide(prep, None if mc == "max" else int(mc), params["cost"])
     if not stats["bandwidth"] > 0:
         notes += (f"bandwidth {stats['bandwidth']!r}: most pairs of values are equal, the kernel "
                   "is undefined and no segmentation is found (as in R)",)
@@ -127,20 +173,20 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 
 KCPA_PARAMS: tuple[ParamSpec, ...] = (
-    scale_param("the kernel sees"),
+    replace(scale_param("the kernel sees"), stage="prepare"),
     ParamSpec("cost", "float", 1.0, low=0.0, high=1e6, step=0.5, log=True,
               help="Penalty constant C of C v K/n (1 + ln(n/K)) (TCPDBench: 1, which cuts almost "
                    "every sample; 10-100 give useful segmentations on standardised data)."),
     ParamSpec("max_cp", "int", "max", low=1, high=10_000_000, step=1, aliases=("max",),
               help="Largest number of change points L (max = n - 1, TCPDBench's 'max'). The run "
                    "time grows with it."),
-    ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES,
+    ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES, stage="prepare",
               help="Kernel bandwidth: median squared distance between 250 rows drawn with R's "
                    "sample() (all rows up to 250; R ecp's rule) or between all rows."),
-    ParamSpec("seed", "int", 8, low=0, high=2**31 - 1, step=1,
+    ParamSpec("seed", "int", 8, low=0, high=2**31 - 1, step=1, stage="prepare",
               help="R set.seed() value for the bandwidth rows (only used when n > 250). "
                    "TCPDBench set none; 8 is the first seed that reproduces all its scores."),
-    sample_kind_param(),
+    replace(sample_kind_param(), stage="prepare"),
 )
 
 
@@ -164,7 +210,7 @@ def cost(n: int, p: Params) -> Cost:
 register(DetectorSpec(
     cost=cost,
     name="kcpa", label="Kernel change points (KCPA)", version="1", produces="change_points",
-    params=KCPA_PARAMS, run=_run, min_length=_min_length, affine_invariant=True,
+    params=KCPA_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "cost": 1.0, "max_cp": "max",
                                   "bandwidth": "sample", "seed": 8,
                                   "sample_kind": "rejection"},
