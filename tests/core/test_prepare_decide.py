@@ -40,7 +40,7 @@ CASES = {
                   {"max_segments": 12}, {"max_segments": 1}, {"penalty": "aic"},
                   {"max_segments": 13, "penalty": 0.5}]),
     # cost (the explorer's slider) and max_cp on the cached kernel-cost table
-    "kcpa": ([{}, {"bandwidth": "all"}, {"seed": 3, "scale": "robust"}],
+    "kcpa": ([{}, {"bandwidth": "all", "seed": 3, "scale": "robust"}],
              [{"cost": 1.0}, {"cost": 30.0}, {"cost": 300.0, "max_cp": 20}, {"max_cp": 5},
               {"cost": 1.0005}, {"cost": 0.0}]),
 }
@@ -147,10 +147,46 @@ def test_kcpa_cached_decide_matches_the_one_shot_function():
     spec = registry.get("kcpa")
     y = _series(7, 400)
     state = spec.prepare(y, spec.defaults(), RunContext())
-    assert state.U is not None and not state.U.flags.writeable and state.nbytes == 8 * y.size ** 2
     X = as_matrix(y, "zscore")
     for cost, max_cp in ((1.0, None), (50.0, None), (500.0, 30), (5.0, 3)):
         params = spec.coerce({"cost": cost, "max_cp": "max" if max_cp is None else max_cp})
         got = run_spec(spec, y, params, RunContext().with_prepared(state))
         cps, stats = kcpa(X, max_cp, cost, "sample", 8)
         assert got.change_points.tolist() == cps and repr(got.stats) == repr(stats)
+    assert not state.U.flags.writeable and state.nbytes >= 8 * y.size ** 2  # the table is kept
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kcpa_column_recursion_equals_the_pruned_one(seed):
+    """Up to COLUMN_MAX_SEGMENTS segments kcpa runs the unpruned recursion in column order with
+    the costs computed on the fly: the same change points, optimum and stats as the pruned
+    recursion on the n x n table (the code before it), for every cost and L, and the same
+    table values."""
+    from segview.core.detectors import _kcpa_kernels as kk
+    from segview.core.detectors.kcpa import (COLUMN_MAX_SEGMENTS, bandwidth, decide, kernel,
+                                             vmax)
+    from segview.core.detectors._recp import as_matrix
+
+    rng = np.random.default_rng(seed)
+    n = 240 + 37 * seed
+    y = np.repeat(rng.normal(0, 2, 5), n // 5 + 1)[:n] + rng.standard_normal(n)
+    if seed == 3:
+        y = np.column_stack([y, rng.standard_normal(n)])  # two dimensions: the sqrt path
+    if seed == 2:
+        y[50:90] = 1.0  # a flat stretch: ties
+    X = as_matrix(y, "zscore")
+    h, _ = bandwidth(X, "all")
+    v = vmax(X)
+    U = kk.segment_costs(X, h)
+    state = kernel(X, "all")
+    for L in (2, 5, 17, COLUMN_MAX_SEGMENTS):
+        last, H = kk.kcpa_columns(X, h, L, block=50)
+        assert last[0] == U[0, n - 1]
+        for cost in (0.0, 1.0, 25.0, 400.0, 1e5):
+            want, S = kk.kcpa_dp(U, L, cost, v)
+            got, S2 = kk.decide_columns(last, H, n, L, cost, v)
+            assert got == want
+            assert S[1:][np.isfinite(S[1:])].min() == S2[1:][np.isfinite(S2[1:])].min()
+            if L == 5 and cost == 25.0:  # R's loop as written (slow: once)
+                assert got == kk.kcpa_dense(U, L, cost, v)
+            assert decide(state, L - 1, cost)[0] == [c for c in want if 0 < c < n]

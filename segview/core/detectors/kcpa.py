@@ -28,7 +28,8 @@ which is also what TCPDBench reports for this method).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+import threading
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -87,51 +88,101 @@ def bandwidth(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
     return r_median(u), rows
 
 
-@dataclass(frozen=True)
-class Kernel:
-    """The prepare stage (``scale``, ``bandwidth``, ``seed``, ``sample_kind``): the bandwidth, the
-    variance bound and the ``n x n`` table of segment costs (read-only; 8 n^2 bytes, 72 MB at
-    3,000 samples, ``nbytes`` tells a cache). ``cost`` and ``max_cp`` only enter the recursion,
-    so a slider move on either re-runs :func:`._kcpa_kernels.kcpa_dp` on this table."""
+#: Up to this many segments (``max_cp + 1``) the recursion runs unpruned in column order with the
+#: segment costs computed on the fly (:func:`._kcpa_kernels.kcpa_columns`, O(L n^2) steps, O(L n)
+#: memory): faster than the n x n table plus the pruned recursion there, and its result holds
+#: for every ``cost``. Above it, the table and the pruned recursion (fast for TCPDBench's L = n).
+COLUMN_MAX_SEGMENTS = 64
 
-    n: int
-    h: float
-    v: float
-    rows: NDArray[np.int64] | None
-    U: NDArray[np.float64] | None  # None when the bandwidth is not positive
-    notes: tuple[str, ...] = ()
+
+class Kernel:
+    """The prepare stage (``scale``, ``bandwidth``, ``seed``, ``sample_kind``): the matrix, the
+    bandwidth, the variance bound and what the recursion needs, computed when first needed and
+    kept: the ``n x n`` table of segment costs ``U`` (8 n^2 bytes, 72 MB at 3,000 samples) for
+    the pruned recursion of large ``L``, or the unpruned layers for ``L <= COLUMN_MAX_SEGMENTS``
+    (the cost of the best K-segmentation for each K and the back-pointers, valid for every
+    ``cost`` and every smaller ``L``). ``cost`` and ``max_cp`` only enter the decision, so a
+    slider move on either runs the pruned recursion on the table, or only the O(L) decision.
+    ``nbytes`` tells a cache the size; a state grows under a lock (the explorer may share it)."""
+
+    def __init__(self, X: NDArray[np.float64], h: float, v: float,
+                 rows: NDArray[np.int64] | None, notes: tuple[str, ...] = ()) -> None:
+        X = np.array(X, dtype=np.float64, order="C")
+        X.flags.writeable = False
+        self.X, self.n, self.h, self.v, self.rows = X, X.shape[0], h, v, rows
+        self.notes = tuple(notes)
+        self.U: NDArray[np.float64] | None = None
+        self.columns: tuple[NDArray[np.float64], NDArray[np.int32]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def defined(self) -> bool:
+        return bool(self.h > 0)
 
     @property
     def nbytes(self) -> int:
-        return 0 if self.U is None else int(self.U.nbytes)
+        size = self.X.nbytes + (0 if self.U is None else self.U.nbytes)
+        if self.columns is not None:
+            size += self.columns[0].nbytes + self.columns[1].nbytes
+        return int(size)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def table(self, compiled: bool = True) -> NDArray[np.float64]:
+        with self._lock:
+            if self.U is None:
+                U = _kk.segment_costs(self.X, self.h, compiled)
+                U.flags.writeable = False
+                self.U = U
+            return self.U
+
+    def layers(self, L: int, check=lambda: None, compiled: bool = True
+               ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+        """The unpruned recursion for at least ``min(L, n)`` segments (kept; a smaller L reads
+        a prefix: layer k depends only on layer k - 1)."""
+        need = min(int(L), self.n)
+        with self._lock:
+            if self.columns is None or self.columns[0].size < need:
+                last, H = _kk.kcpa_columns(self.X, self.h, need, check, compiled)
+                last.flags.writeable = False
+                H.flags.writeable = False
+                self.columns = (last, H)
+            return self.columns
 
 
 def kernel(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
-           sample_kind: str = "rejection", compiled: bool = True,
-           notes: tuple[str, ...] = ()) -> Kernel:
-    """Everything of ``kcpa(X, ...)`` that does not depend on ``L`` or ``C``."""
+           sample_kind: str = "rejection", notes: tuple[str, ...] = ()) -> Kernel:
+    """Everything of ``kcpa(X, ...)`` that does not depend on ``L`` or ``C`` (the costs are
+    computed by :func:`decide` when first needed)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     v = vmax(X)
     h, rows = bandwidth(X, mode, seed, sample_kind)
-    U = None
-    if h > 0:
-        U = _kk.segment_costs(X, h, compiled)
-        U.flags.writeable = False
-    return Kernel(X.shape[0], h, v, rows, U, tuple(notes))
+    return Kernel(X, h, v, rows, notes)
 
 
-def decide(k: Kernel, max_cp: int | None = None, cost: float = 1.0, compiled: bool = True
-           ) -> tuple[list[int], dict]:
+def decide(k: Kernel, max_cp: int | None = None, cost: float = 1.0, compiled: bool = True,
+           check=lambda: None) -> tuple[list[int], dict]:
     """``kcpa``'s answer for ``L = max_cp + 1`` and ``C = cost`` on a prepared :class:`Kernel`."""
     n, h, v, rows = k.n, k.h, k.v, k.rows
     L = (n if max_cp is None else int(max_cp)) + 1
-    if k.U is None:
+    if not k.defined:
         # more than half of the pairs are equal: R's kernel exp(-d^2 / 0) is NaN on the diagonal,
         # every segment cost is NaN, and R's choice falls on an unreachable K: no change point
         return [], {"bandwidth": h, "vmax": v, "segments": 1, "max_segments": L,
                     "penalised_cost": math.nan, "bandwidth_rows": None}
     try:
-        cps, S = _kk.kcpa_dp(k.U, L, cost, v, compiled)
+        if L <= COLUMN_MAX_SEGMENTS:
+            last, H = k.layers(L, check, compiled)
+            cps, S = _kk.decide_columns(last, H, n, L, cost, v)
+        else:
+            cps, S = _kk.kcpa_dp(k.table(compiled), L, cost, v, compiled)
     except ValueError:
         raise InputError("kcpa", f"every penalised cost is undefined (bandwidth {h!r}, variance "
                                  f"bound {v!r}); R's kcpa stops with an error here") from None
@@ -146,7 +197,7 @@ def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
          mode: str = "sample", seed: int = 1, sample_kind: str = "rejection",
          compiled: bool = True) -> tuple[list[int], dict]:
     """``(change points, stats)`` of R ``kcpa(X, L = max_cp, C = cost)`` on the matrix ``X``."""
-    return decide(kernel(X, mode, seed, sample_kind, compiled), max_cp, cost, compiled)
+    return decide(kernel(X, mode, seed, sample_kind), max_cp, cost, compiled)
 
 
 def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Kernel:
@@ -157,6 +208,7 @@ def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Ker
     return kernel(X, params["bandwidth"], params["seed"], params["sample_kind"], notes=notes)
 
 
+
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
     prep = ctx.prepared
     if not isinstance(prep, Kernel) or prep.n != np.asarray(values).shape[0]:
@@ -164,7 +216,7 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     ctx.check()
     notes = prep.notes
     mc = params["max_cp"]
-    cps, stats = decide(prep, None if mc == "max" else int(mc), params["cost"])
+    cps, stats = decide(prep, None if mc == "max" else int(mc), params["cost"], check=ctx.check)
     if not stats["bandwidth"] > 0:
         notes += (f"bandwidth {stats['bandwidth']!r}: most pairs of values are equal, the kernel "
                   "is undefined and no segmentation is found (as in R)",)
