@@ -18,6 +18,9 @@ every completion rounds to a total above ``UB`` too; a scan along growing segmen
 candidate exceeds the bound by a margin larger than the rounding of the costs (a segment's true cost
 never decreases as it grows).
 
+:func:`kcpa_columns` is the same recursion unpruned for a small ``L``, in column order with each
+column of ``U`` computed on the fly (no table; the penalty enters only :func:`decide_columns`).
+
 ``compiled=False`` runs the same functions uncompiled (slow; the tests' reference), and
 :func:`kcpa_dense` is the plain O(L n^2) recursion over every cell, R's loop as written.
 """

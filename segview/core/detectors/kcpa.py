@@ -15,8 +15,9 @@ results came from a stream nobody can replay: on the development data sets the s
 scores of bank, well_log and run_log only, and ``set.seed(8)`` (the first of 1..20 that does; also 9,
 19 and 20) reproduces every published score, so it is the default. ``bandwidth="all"`` uses every
 row (deterministic, no seed).
-The recursion is exact and pruned (:mod:`._kcpa_kernels`); the segment costs are summed in a
-different order than R's, which changes only the last bits.
+The recursion is exact: pruned on the n x n cost table, or, up to 64 segments, unpruned in column
+order without the table (:mod:`._kcpa_kernels`); the prepare stage caches either. The segment costs
+are summed in a different order than R's, which changes only the last bits.
 
 With C = 1 the penalty is tiny next to the costs of real data, so the method cuts almost every
 sample (TCPDBench's published kcpa F1 is the lowest of all its methods); larger ``cost`` values give
