@@ -190,3 +190,28 @@ def test_kcpa_column_recursion_equals_the_pruned_one(seed):
             if L == 5 and cost == 25.0:  # R's loop as written (slow: once)
                 assert got == kk.kcpa_dense(U, L, cost, v)
             assert decide(state, L - 1, cost)[0] == [c for c in want if 0 < c < n]
+
+
+@pytest.mark.parametrize("name, params", [("segneigh", {"max_segments": 7}),
+                                          ("kcpa", {"cost": 2.0}), ("kcpa", {"max_cp": 9})])
+def test_a_pickled_state_compiles_nothing_new(name, params):
+    """The explorer's state comes from a worker process by pickle, which returns arrays
+    writeable; numba would compile a second specialisation at the first slider move (seconds)."""
+    import pickle
+
+    from segview.core.detectors import _kcpa_kernels as kk
+    from segview.core.detectors import _segneigh_kernels as sk
+
+    spec = registry.get(name)
+    y = _series(11, 300)
+    p = spec.coerce(params)
+    state = spec.prepare(y, p, RunContext())
+    fresh = run_spec(spec, y, p, RunContext().with_prepared(state))
+    kernels = (sk.extend_numba, kk._kcpa_dp, kk._kcpa_columns)
+    before = [len(k.signatures) for k in kernels]
+    again = pickle.loads(pickle.dumps(state))
+    moved = spec.coerce({**params, "max_segments": 9} if name == "segneigh" else
+                        {**params, "cost": 3.0})
+    same(run_spec(spec, y, moved, RunContext().with_prepared(again)), run_spec(spec, y, moved))
+    assert [len(k.signatures) for k in kernels] == before
+    assert fresh.params == p

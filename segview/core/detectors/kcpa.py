@@ -135,6 +135,11 @@ class Kernel:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        # unpickled arrays come back writeable; numba types read-only arrays apart, so a state
+        # from a worker process would otherwise compile the recursion again at the first move
+        for a in (self.X, self.U, *(self.columns or ())):
+            if a is not None:
+                a.flags.writeable = False
 
     def table(self, compiled: bool = True) -> NDArray[np.float64]:
         with self._lock:

@@ -129,6 +129,10 @@ class Layers:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        # unpickled arrays come back writeable; numba types read-only arrays apart, so a state
+        # from a worker process would otherwise compile the kernel again at the first slider move
+        for a in (self.y, self.like, self.back):
+            a.flags.writeable = False
 
     def ensure(self, Q: int, ctx: RunContext = NULL_CONTEXT) -> None:
         """Make at least ``Q`` layers available (a cancel leaves the table as it was)."""
