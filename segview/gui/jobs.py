@@ -99,10 +99,16 @@ class Request:
 
 
 class PrepareCache:
-    """LRU of detectors' ``prepare`` output keyed by (series, detector, prepare-stage params)."""
+    """LRU of detectors' ``prepare`` output keyed by (series, detector, prepare-stage params).
 
-    def __init__(self, capacity: int = 64) -> None:
+    Bounded by entries and by bytes: a state that reports ``nbytes`` (kcpa's n x n cost table is
+    72 MB at 3,000 samples; segneigh's layers grow with max_segments) counts that much, and the
+    least recently used states go once the total passes ``max_bytes`` (the newest always stays).
+    A state that grows in place is re-measured at every ``put`` and ``get``."""
+
+    def __init__(self, capacity: int = 64, max_bytes: int = 512 * 2**20) -> None:
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self._data: OrderedDict[Hashable, object] = OrderedDict()
         self.hits = 0
         self.misses = 0
@@ -111,18 +117,36 @@ class PrepareCache:
     def key(req: Request) -> Hashable:
         return (req.series.id, req.spec.name, req.params.subset(req.spec.prepare_params))
 
+    @staticmethod
+    def size(value: object) -> int:
+        try:
+            return max(0, int(getattr(value, "nbytes", 0)))
+        except (TypeError, ValueError):
+            return 0
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self.size(v) for v in self._data.values())
+
     def get(self, key: Hashable) -> object | None:
         if key in self._data:
             self._data.move_to_end(key)
             self.hits += 1
-            return self._data[key]
+            value = self._data[key]
+            self._trim()
+            return value
         self.misses += 1
         return None
 
     def put(self, key: Hashable, value: object) -> None:
         self._data[key] = value
         self._data.move_to_end(key)
+        self._trim()
+
+    def _trim(self) -> None:
         while len(self._data) > self.capacity:
+            self._data.popitem(last=False)
+        while len(self._data) > 1 and self.nbytes > self.max_bytes:
             self._data.popitem(last=False)
 
     def clear(self) -> None:

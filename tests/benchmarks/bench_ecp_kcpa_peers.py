@@ -14,6 +14,15 @@ and range, load average).
   same kernel is used (gamma = 1/h), and ruptures' penalty is set to segview's penalty per change
   at the number of segments segview chose, so both answer "where are the changes" on equal terms;
   the change points are printed side by side.
+* kcpa's segment-neighbourhood recursion vs ``ruptures.KernelCPD(kernel="rbf").predict(n_bkps=k)``
+  (``--n-bkps``), like for like: both find the cheapest segmentation with exactly k change points
+  by dynamic programming over the number of segments, with the same kernel (gamma = 1/h, h = R
+  ecp's bandwidth) and minimum segment length 1. segview runs kcpa with ``max_cp = k`` and
+  ``C = 0`` (no penalty, so the answer is the k-change optimum), timed whole (bandwidth, n x n cost
+  table, recursion) and also with the table cached (the explorer's slider case). Costs printed:
+  each answer's total under segview's cost (``m - (1/m) sum k``) and under ruptures' own
+  (``ruptures.costs.CostRbf``, which clips ``gamma d^2`` to [0.01, 100] before ``exp``, so its
+  ``k(x, x)`` is ``exp(-0.01)``, not 1: the two costs differ and so may the optimum).
 * ecp vs ``signal_processing_algorithms`` (MongoDB) ``e_divisive(series, pvalue, permutations)``
   and Apache Otava's E-Divisive with its permutation tester (``--otava``: a folder holding the
   ``otava`` package, e.g. the unpacked wheel, because otava pins numpy 2.2 and scipy 1.16 and
@@ -68,6 +77,52 @@ def bench_kcpa(n: int, reps: int, cost: float) -> None:
     print(f"  ruptures: {[int(c) for c in theirs[:12]]}{' ...' if len(theirs) > 12 else ''} ({len(theirs)})")
 
 
+def _total(U: np.ndarray, cps: list[int]) -> float:
+    b = [0, *cps, U.shape[0]]
+    return float(sum(U[a, e - 1] for a, e in zip(b[:-1], b[1:])))
+
+
+def bench_kcpa_nbkps(n: int, reps: int, n_bkps: list[int]) -> None:
+    """Like for like with ruptures' KernelCPD dynamic programme (see the module docstring)."""
+    import ruptures as rpt
+    from segview.core.api import run_spec
+    from segview.core.context import RunContext
+    from segview.core.registry import get
+
+    y = series(n)
+    spec = get("kcpa")
+    base = spec.coerce({"scale": "none", "cost": 0.0})
+    state = spec.prepare(y, base, RunContext())
+    h = state.h
+    for k in n_bkps:
+        params = spec.coerce({"scale": "none", "cost": 0.0, "max_cp": k})
+        algo = rpt.KernelCPD(kernel="rbf", params={"gamma": 1.0 / h}, min_size=1)
+        cases = {"segview kcpa (whole run)": lambda: run_spec(spec, y, params),
+                 "segview kcpa (state cached)": lambda: run_spec(
+                     spec, y, params, RunContext().with_prepared(state)),
+                 "ruptures KernelCPD dynp": lambda: algo.fit(y).predict(n_bkps=k)}
+        fig = measure(cases, reps=reps)
+        ours = run_spec(spec, y, params)
+        cps = [int(c) for c in ours.change_points]
+        theirs = [int(c) for c in algo.fit(y).predict(n_bkps=k)[:-1]]
+        cost = algo.cost
+        print(f"kcpa vs KernelCPD.predict(n_bkps={k}), n={n}, gamma=1/h={1 / h:.6g}: "
+              f"{fmt_load(fig['segview kcpa (whole run)'])}")
+        for name, f in fig.items():
+            print(f"  {name:30s} {fmt(f)}")
+        for name in ("segview kcpa (whole run)", "segview kcpa (state cached)"):
+            print(f"  ruptures / {name} CPU: "
+                  f"{fmt(ratio(fig['ruptures KernelCPD dynp'], fig[name]), unit='x')}")
+        same = "same" if cps == theirs else "DIFFERENT"
+        print(f"  change points ({same}): segview {cps[:10]}{' ...' if len(cps) > 10 else ''} "
+              f"({len(cps)}), ruptures {theirs[:10]}{' ...' if len(theirs) > 10 else ''} "
+              f"({len(theirs)})")
+        print(f"  segview's cost: segview's answer {_total(state.table(), cps):.10g}, ruptures' "
+              f"{_total(state.table(), theirs):.10g}; ruptures' cost: segview's answer "
+              f"{cost.sum_of_costs([*cps, n]):.10g}, ruptures' "
+              f"{cost.sum_of_costs([*theirs, n]):.10g}")
+
+
 def bench_ecp(n: int, reps: int, permutations: int, otava_dir: str | None) -> None:
     from signal_processing_algorithms.energy_statistics import energy_statistics as es
 
@@ -112,10 +167,15 @@ def main() -> None:
     ap.add_argument("--cost", type=float, default=1.0)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--otava", default=None)
-    ap.add_argument("--only", choices=("kcpa", "ecp"), default=None)
+    ap.add_argument("--n-bkps", default="1,4,16,64",
+                    help="comma-separated numbers of change points for the KernelCPD "
+                         "dynamic-programme comparison")
+    ap.add_argument("--only", choices=("kcpa", "kcpa-dynp", "ecp"), default=None)
     a = ap.parse_args()
     if a.only in (None, "kcpa"):
         bench_kcpa(a.n, a.reps, a.cost)
+    if a.only in (None, "kcpa-dynp"):
+        bench_kcpa_nbkps(a.n, a.reps, [int(k) for k in a.n_bkps.split(",") if k.strip()])
     if a.only in (None, "ecp"):
         bench_ecp(a.ecp_n, a.reps, a.permutations, a.otava)
 

@@ -96,9 +96,12 @@ def nearest_other_tick(ed, base: int) -> int | None:
     return None
 
 
-def fast_specs(series: Series, fast_ms: float) -> tuple[list, dict]:
+def fast_specs(series: Series, fast_ms: float, only: set[str] | None = None
+               ) -> tuple[list, dict]:
     fast, slow = [], {}
     for spec in registry.all_specs():
+        if only is not None and spec.name not in only:
+            continue
         if spec.slow:
             slow[spec.name] = "declared slow"
             continue
@@ -238,7 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fast-ms", type=float, default=1000.0)
     ap.add_argument("--switches", type=int, default=9, help="series switches per mode")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--only", metavar="NAME[,NAME]",
+                    help="comma-separated detectors to measure (default: every fast one)")
     args = ap.parse_args(argv)
+    only = {x.strip() for x in args.only.split(",") if x.strip()} if args.only else None
     load_before = os.getloadavg()
     app = QApplication.instance() or QApplication([])
     app.setOrganizationName("segview-bench")
@@ -255,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
 
     dataset = list(load(sample_dir()))
     series = [s for s in dataset if len(s) == 3000]
-    fast, slow = fast_specs(series[0], args.fast_ms)
+    fast, slow = fast_specs(series[0], args.fast_ms, only)
     settings = Settings()
     settings.set_enabled_methods({s.name for s in fast})
     extra = [registry.get("autoparm")] if "autoparm" not in {s.name for s in fast} else []

@@ -142,3 +142,24 @@ def test_an_in_thread_warmup_analysis_stops_compiling_when_cancelled(qtbot, monk
     with qtbot.waitSignal(fresh.signals.finished, timeout=60000):
         fresh.run()
     assert compiled == [2.0]  # not cancelled: the same kernel compiles and runs
+
+
+def test_prepare_cache_is_bounded_by_bytes_and_keeps_the_newest():
+    """kcpa's prepare state is an n x n table (72 MB at 3,000 samples): 64 of them must not stay."""
+    from segview.gui.jobs import PrepareCache
+
+    class State:
+        def __init__(self, nbytes):
+            self.nbytes = nbytes
+
+    cache = PrepareCache(capacity=64, max_bytes=100)
+    cache.put("a", State(40))
+    cache.put("b", State(40))
+    cache.put("c", object())  # no size: counts 0
+    assert len(cache) == 3 and cache.nbytes == 80
+    assert cache.get("a") is not None  # a is now the most recent; b the oldest sized one
+    cache.put("d", State(40))
+    assert cache.get("b") is None and cache.get("a") is not None and len(cache) == 3
+    grown = cache.get("d")
+    grown.nbytes = 500  # a state grown in place (segneigh's layers): alone above the bound
+    assert cache.get("d") is grown and len(cache) == 1

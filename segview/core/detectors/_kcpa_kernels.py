@@ -18,6 +18,9 @@ every completion rounds to a total above ``UB`` too; a scan along growing segmen
 candidate exceeds the bound by a margin larger than the rounding of the costs (a segment's true cost
 never decreases as it grows).
 
+:func:`kcpa_columns` is the same recursion unpruned for a small ``L``, in column order with each
+column of ``U`` computed on the fly (no table; the penalty enters only :func:`decide_columns`).
+
 ``compiled=False`` runs the same functions uncompiled (slow; the tests' reference), and
 :func:`kcpa_dense` is the plain O(L n^2) recursion over every cell, R's loop as written.
 """
@@ -45,8 +48,13 @@ def _segment_costs(X, h, U):  # pragma: no cover (compiled)
             for q in range(d):
                 dev = X[s, q] - X[e, q]
                 acc += dev * dev
-            r = math.sqrt(acc)
-            c += math.exp(-(r * r) / h)
+            if d == 1 and acc >= 1e-290:
+                # one dimension: acc = fl(dev^2) and fl(sqrt(acc))^2 == acc exactly (IEEE
+                # sqrt of a rounded square of a normal number), so R's sqrt-then-square is skipped
+                c += math.exp(-acc / h)
+            else:
+                r = math.sqrt(acc)
+                c += math.exp(-(r * r) / h)
             tot = prev[e] + 2.0 * c + 1.0
             cur[e] = tot
             m = e - s + 1.0
@@ -144,6 +152,91 @@ def _kcpa_dp(U, pen, sufmin, L, ub0, S, hoff, hhi, hfinal, hbuf):  # pragma: no 
             reached[i] = False
             best[i] = inf
     return hbuf
+
+
+@njit(nogil=True, cache=True)
+def _kcpa_columns(X, h, L, II, H, c, tot, ucol, e0, e1):  # pragma: no cover (compiled)
+    """Columns ``e0..e1-1`` of the full recursion (R's loop, :func:`kcpa_dense`) for ``L``
+    segments at most, with ``U[., e]`` computed column by column instead of read from the table.
+
+    The column holds exactly :func:`_segment_costs`' values: ``c[s]`` is the same running sum
+    ``sum_{e' = s+1..e} k(x_s, x_e')`` (one addition per new ``e``), ``tot[s] = tot[s+1] + 2 c[s] +
+    1`` the same block sum, ``U[s, e] = m - tot[s] / m``. ``II`` (L, n) starts at +inf, ``H`` at 0;
+    ``c``/``tot`` carry over between calls. Every cell of layer ``k`` at column ``e`` scans
+    ``j = k-1..e-1`` in order with a strict ``<`` (the first j wins a tie, NaN never wins), as R.
+    This order keeps the layers and the column in cache (ruptures' ``ekcpd_compute`` loop order)
+    and needs O(L n) memory, not the n x n table."""
+    n, d = X.shape
+    inf = np.inf
+    for e in range(e0, e1):
+        tot[e] = 1.0
+        c[e] = 0.0
+        ucol[e] = 1.0 - 1.0
+        for s in range(e - 1, -1, -1):
+            acc = 0.0
+            for q in range(d):
+                dev = X[s, q] - X[e, q]
+                acc += dev * dev
+            if d == 1 and acc >= 1e-290:  # see _segment_costs
+                kv = math.exp(-acc / h)
+            else:
+                r = math.sqrt(acc)
+                kv = math.exp(-(r * r) / h)
+            c[s] += kv
+            t = tot[s + 1] + 2.0 * c[s] + 1.0
+            tot[s] = t
+            m = e - s + 1.0
+            ucol[s] = m - t / m
+        II[0, e] = ucol[0]
+        for k in range(1, min(L, e + 1)):
+            prev = II[k - 1]
+            best = inf
+            arg = 0
+            for j in range(k - 1, e):
+                v = prev[j] + ucol[j + 1]
+                if v < best:
+                    best = v
+                    arg = j + 1
+            II[k, e] = best
+            H[k, e] = arg
+
+
+def kcpa_columns(X: NDArray[np.float64], h: float, L: int, check=lambda: None,
+                 compiled: bool = True, block: int = 128
+                 ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+    """``(II[:, n-1], H)`` of the full recursion for at most ``L`` segments: the best cost with
+    ``K`` segments is ``II[K-1]``, independent of the penalty, and ``H`` (L, n) the back-pointers.
+    O(L n^2) steps and O(L n) memory; ``check()`` runs between blocks of columns."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    L = max(1, min(int(L), n))
+    II = np.full((L, n), np.inf)
+    H = np.zeros((L, n), dtype=np.int32)
+    c, tot, ucol = np.zeros(n + 1), np.zeros(n + 1), np.zeros(n + 1)
+    fn = _kcpa_columns if compiled else _kcpa_columns.py_func
+    for e0 in range(0, n, block):
+        check()
+        fn(X, float(h), L, II, H, c, tot, ucol, e0, min(n, e0 + block))
+    return II[:, n - 1].copy(), H
+
+
+def decide_columns(last: NDArray[np.float64], H: NDArray[np.int32], n: int, L: int, cost: float,
+                   vmax: float) -> tuple[list[int], NDArray[np.float64]]:
+    """R's choice among ``L`` segments at most (``L <= last.size``) from :func:`kcpa_columns`'
+    output: :func:`kcpa_dense`'s decision and backtrack (same change points and optimum as
+    :func:`kcpa_dp`, which prunes; ``S`` here is finite for every reachable K)."""
+    pen, _ = _penalties(n, L, cost, vmax)
+    S = np.full(L + 1, np.inf)
+    for K in range(1, min(L, last.size) + 1):  # K > n: no segmentation (+inf, as R's II)
+        S[K] = last[K - 1] + pen[K]
+    K = _first_min(S)
+    cps, cp = [], n
+    for k in range(K - 1, 0, -1):
+        cp = int(H[k, cp - 1])
+        if cp <= 0:
+            break
+        cps.append(cp)
+    return sorted(cps), S
 
 
 def _penalties(n: int, L: int, cost: float, vmax: float) -> tuple[NDArray, NDArray]:

@@ -15,8 +15,9 @@ results came from a stream nobody can replay: on the development data sets the s
 scores of bank, well_log and run_log only, and ``set.seed(8)`` (the first of 1..20 that does; also 9,
 19 and 20) reproduces every published score, so it is the default. ``bandwidth="all"`` uses every
 row (deterministic, no seed).
-The recursion is exact and pruned (:mod:`._kcpa_kernels`); the segment costs are summed in a
-different order than R's, which changes only the last bits.
+The recursion is exact: pruned on the n x n cost table, or, up to 64 segments, unpruned in column
+order without the table (:mod:`._kcpa_kernels`); the prepare stage caches either. The segment costs
+are summed in a different order than R's, which changes only the last bits.
 
 With C = 1 the penalty is tiny next to the costs of real data, so the method cuts almost every
 sample (TCPDBench's published kcpa F1 is the lowest of all its methods); larger ``cost`` values give
@@ -28,6 +29,8 @@ which is also what TCPDBench reports for this method).
 from __future__ import annotations
 
 import math
+import threading
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
 else:  # listing detectors imports no numba
     _kk = lazy_module("._kcpa_kernels", __package__)
 
-__all__ = ["as_matrix", "bandwidth", "kcpa", "vmax"]
+__all__ = ["Kernel", "as_matrix", "bandwidth", "decide", "kcpa", "kernel", "vmax"]
 
 BANDWIDTH_ROWS = 250
 BANDWIDTH_MODES = ("sample", "all")
@@ -86,23 +89,106 @@ def bandwidth(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
     return r_median(u), rows
 
 
-def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
-         mode: str = "sample", seed: int = 1, sample_kind: str = "rejection",
-         compiled: bool = True) -> tuple[list[int], dict]:
-    """``(change points, stats)`` of R ``kcpa(X, L = max_cp, C = cost)`` on the matrix ``X``."""
+#: Up to this many segments (``max_cp + 1``) the recursion runs unpruned in column order with the
+#: segment costs computed on the fly (:func:`._kcpa_kernels.kcpa_columns`, O(L n^2) steps, O(L n)
+#: memory): faster than the n x n table plus the pruned recursion there, and its result holds
+#: for every ``cost``. Above it, the table and the pruned recursion (fast for TCPDBench's L = n).
+COLUMN_MAX_SEGMENTS = 64
+
+
+class Kernel:
+    """The prepare stage (``scale``, ``bandwidth``, ``seed``, ``sample_kind``): the matrix, the
+    bandwidth, the variance bound and what the recursion needs, computed when first needed and
+    kept: the ``n x n`` table of segment costs ``U`` (8 n^2 bytes, 72 MB at 3,000 samples) for
+    the pruned recursion of large ``L``, or the unpruned layers for ``L <= COLUMN_MAX_SEGMENTS``
+    (the cost of the best K-segmentation for each K and the back-pointers, valid for every
+    ``cost`` and every smaller ``L``). ``cost`` and ``max_cp`` only enter the decision, so a
+    slider move on either runs the pruned recursion on the table, or only the O(L) decision.
+    ``nbytes`` tells a cache the size; a state grows under a lock (the explorer may share it)."""
+
+    def __init__(self, X: NDArray[np.float64], h: float, v: float,
+                 rows: NDArray[np.int64] | None, notes: tuple[str, ...] = ()) -> None:
+        X = np.array(X, dtype=np.float64, order="C")
+        X.flags.writeable = False
+        self.X, self.n, self.h, self.v, self.rows = X, X.shape[0], h, v, rows
+        self.notes = tuple(notes)
+        self.U: NDArray[np.float64] | None = None
+        self.columns: tuple[NDArray[np.float64], NDArray[np.int32]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def defined(self) -> bool:
+        return bool(self.h > 0)
+
+    @property
+    def nbytes(self) -> int:
+        size = self.X.nbytes + (0 if self.U is None else self.U.nbytes)
+        if self.columns is not None:
+            size += self.columns[0].nbytes + self.columns[1].nbytes
+        return int(size)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        # unpickled arrays come back writeable; numba types read-only arrays apart, so a state
+        # from a worker process would otherwise compile the recursion again at the first move
+        for a in (self.X, self.U, *(self.columns or ())):
+            if a is not None:
+                a.flags.writeable = False
+
+    def table(self, compiled: bool = True) -> NDArray[np.float64]:
+        with self._lock:
+            if self.U is None:
+                U = _kk.segment_costs(self.X, self.h, compiled)
+                U.flags.writeable = False
+                self.U = U
+            return self.U
+
+    def layers(self, L: int, check=lambda: None, compiled: bool = True
+               ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+        """The unpruned recursion for at least ``min(L, n)`` segments (kept; a smaller L reads
+        a prefix: layer k depends only on layer k - 1)."""
+        need = min(int(L), self.n)
+        with self._lock:
+            if self.columns is None or self.columns[0].size < need:
+                last, H = _kk.kcpa_columns(self.X, self.h, need, check, compiled)
+                last.flags.writeable = False
+                H.flags.writeable = False
+                self.columns = (last, H)
+            return self.columns
+
+
+def kernel(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
+           sample_kind: str = "rejection", notes: tuple[str, ...] = ()) -> Kernel:
+    """Everything of ``kcpa(X, ...)`` that does not depend on ``L`` or ``C`` (the costs are
+    computed by :func:`decide` when first needed)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
-    n = X.shape[0]
-    L = (n if max_cp is None else int(max_cp)) + 1
     v = vmax(X)
     h, rows = bandwidth(X, mode, seed, sample_kind)
-    if not h > 0:
+    return Kernel(X, h, v, rows, notes)
+
+
+def decide(k: Kernel, max_cp: int | None = None, cost: float = 1.0, compiled: bool = True,
+           check=lambda: None) -> tuple[list[int], dict]:
+    """``kcpa``'s answer for ``L = max_cp + 1`` and ``C = cost`` on a prepared :class:`Kernel`."""
+    n, h, v, rows = k.n, k.h, k.v, k.rows
+    L = (n if max_cp is None else int(max_cp)) + 1
+    if not k.defined:
         # more than half of the pairs are equal: R's kernel exp(-d^2 / 0) is NaN on the diagonal,
         # every segment cost is NaN, and R's choice falls on an unreachable K: no change point
         return [], {"bandwidth": h, "vmax": v, "segments": 1, "max_segments": L,
                     "penalised_cost": math.nan, "bandwidth_rows": None}
-    U = _kk.segment_costs(X, h, compiled)
     try:
-        cps, S = _kk.kcpa_dp(U, L, cost, v, compiled)
+        if L <= COLUMN_MAX_SEGMENTS:
+            last, H = k.layers(L, check, compiled)
+            cps, S = _kk.decide_columns(last, H, n, L, cost, v)
+        else:
+            cps, S = _kk.kcpa_dp(k.table(compiled), L, cost, v, compiled)
     except ValueError:
         raise InputError("kcpa", f"every penalised cost is undefined (bandwidth {h!r}, variance "
                                  f"bound {v!r}); R's kcpa stops with an error here") from None
@@ -113,12 +199,30 @@ def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
     return [c for c in cps if 0 < c < n], stats
 
 
-def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+def kcpa(X: NDArray[np.float64], max_cp: int | None = None, cost: float = 1.0,
+         mode: str = "sample", seed: int = 1, sample_kind: str = "rejection",
+         compiled: bool = True) -> tuple[list[int], dict]:
+    """``(change points, stats)`` of R ``kcpa(X, L = max_cp, C = cost)`` on the matrix ``X``."""
+    return decide(kernel(X, mode, seed, sample_kind), max_cp, cost, compiled)
+
+
+def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Kernel:
+    """Scale, bandwidth and the segment-cost table (the part no slider of ``cost`` or ``max_cp``
+    changes)."""
     X, notes = scaled_input(values, params)
     ctx.check()
+    return kernel(X, params["bandwidth"], params["seed"], params["sample_kind"], notes=notes)
+
+
+
+def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    prep = ctx.prepared
+    if not isinstance(prep, Kernel) or prep.n != np.asarray(values).shape[0]:
+        prep = prepare(values, params, ctx)
+    ctx.check()
+    notes = prep.notes
     mc = params["max_cp"]
-    cps, stats = kcpa(X, None if mc == "max" else int(mc), params["cost"], params["bandwidth"],
-                      params["seed"], params["sample_kind"])
+    cps, stats = decide(prep, None if mc == "max" else int(mc), params["cost"], check=ctx.check)
     if not stats["bandwidth"] > 0:
         notes += (f"bandwidth {stats['bandwidth']!r}: most pairs of values are equal, the kernel "
                   "is undefined and no segmentation is found (as in R)",)
@@ -127,20 +231,20 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 
 KCPA_PARAMS: tuple[ParamSpec, ...] = (
-    scale_param("the kernel sees"),
+    replace(scale_param("the kernel sees"), stage="prepare"),
     ParamSpec("cost", "float", 1.0, low=0.0, high=1e6, step=0.5, log=True,
               help="Penalty constant C of C v K/n (1 + ln(n/K)) (TCPDBench: 1, which cuts almost "
                    "every sample; 10-100 give useful segmentations on standardised data)."),
     ParamSpec("max_cp", "int", "max", low=1, high=10_000_000, step=1, aliases=("max",),
               help="Largest number of change points L (max = n - 1, TCPDBench's 'max'). The run "
                    "time grows with it."),
-    ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES,
+    ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES, stage="prepare",
               help="Kernel bandwidth: median squared distance between 250 rows drawn with R's "
                    "sample() (all rows up to 250; R ecp's rule) or between all rows."),
-    ParamSpec("seed", "int", 8, low=0, high=2**31 - 1, step=1,
+    ParamSpec("seed", "int", 8, low=0, high=2**31 - 1, step=1, stage="prepare",
               help="R set.seed() value for the bandwidth rows (only used when n > 250). "
                    "TCPDBench set none; 8 is the first seed that reproduces all its scores."),
-    sample_kind_param(),
+    replace(sample_kind_param(), stage="prepare"),
 )
 
 
@@ -164,7 +268,7 @@ def cost(n: int, p: Params) -> Cost:
 register(DetectorSpec(
     cost=cost,
     name="kcpa", label="Kernel change points (KCPA)", version="1", produces="change_points",
-    params=KCPA_PARAMS, run=_run, min_length=_min_length, affine_invariant=True,
+    params=KCPA_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "cost": 1.0, "max_cp": "max",
                                   "bandwidth": "sample", "seed": 8,
                                   "sample_kind": "rejection"},

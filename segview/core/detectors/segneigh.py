@@ -22,17 +22,27 @@ final ``n``.
 """
 from __future__ import annotations
 
+import threading
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 from ..errors import InputError, ParameterError
+from ..kernels import fast_or_plain
+from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
 from ._scale import SCALE_MODES
 from .partition import prepare_values
+
+if TYPE_CHECKING:
+    from . import _segneigh_kernels as _sk
+else:  # listing detectors imports no numba
+    _sk = lazy_module("._segneigh_kernels", __package__)
 
 
 def r_text_round_trip(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -83,9 +93,100 @@ def segment_neighbourhood(x: NDArray[np.float64], max_segments: int,
     return costs, cps
 
 
-def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+class Layers:
+    """The prepare stage (``scale``, ``rule``): the values segmented and the DP's layers so far.
+
+    ``max_segments`` only decides how many layers are needed: :meth:`ensure` computes the missing
+    ones from the last (a larger value), a smaller one reads a prefix, and the penalty only
+    re-decides, so a slider move costs at most the new layers. Rows are computed exactly as one
+    fresh pass would compute them (:mod:`._segneigh_kernels`), so a decision on a cached state is
+    bitwise a fresh run. Grown in place under a lock (the explorer runs one job per lane, but a
+    state may be shared); ``nbytes`` tells a cache its size (16 bytes per sample and layer).
+    """
+
+    def __init__(self, y: NDArray[np.float64], notes: tuple[str, ...]) -> None:
+        y = np.array(y, dtype=np.float64)
+        y.flags.writeable = False
+        self.y, self.n, self.notes = y, y.size, tuple(notes)
+        self.like = np.zeros((0, self.n))
+        self.back = np.full((0, self.n), -1, dtype=np.int64)
+        self.kernel_note: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def layers(self) -> int:
+        return self.like.shape[0]
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.y.nbytes + self.like.nbytes + self.back.nbytes)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        # unpickled arrays come back writeable; numba types read-only arrays apart, so a state
+        # from a worker process would otherwise compile the kernel again at the first slider move
+        for a in (self.y, self.like, self.back):
+            a.flags.writeable = False
+
+    def ensure(self, Q: int, ctx: RunContext = NULL_CONTEXT) -> None:
+        """Make at least ``Q`` layers available (a cancel leaves the table as it was)."""
+        with self._lock:
+            have = self.layers
+            if Q <= have:
+                return
+            like = np.zeros((Q, self.n))
+            back = np.full((Q, self.n), -1, dtype=np.int64)
+            like[:have], back[:have] = self.like, self.back
+            y = self.y
+
+            def run(compiled: bool):
+                def go():
+                    _sk.extend(y, like, back, have, Q, ctx.check, compiled)
+                return go
+
+            _, note = fast_or_plain(run(True), run(False), "segneigh's kernel")
+            if note:
+                self.kernel_note = note
+            like.flags.writeable = False
+            back.flags.writeable = False
+            self.like, self.back = like, back
+
+    def costs_cps(self, Q: int) -> tuple[NDArray[np.float64], list[list[int]]]:
+        """:func:`segment_neighbourhood`'s answer for ``max_segments=Q`` (needs ``Q`` layers)."""
+        like, back, n = self.like, self.back, self.n
+        costs = -2.0 * like[:Q, n - 1]
+        cps: list[list[int]] = [[]]
+        for q in range(2, Q + 1):
+            found, j = [], n - 1
+            for row in range(q - 1, 0, -1):
+                v = int(back[row, j])
+                found.append(v)
+                j = v - 1
+            cps.append(sorted(found))
+        return costs, cps
+
+
+def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Layers:
+    """The values as the DP sees them (scaled, and rounded as R does under ``rule=changepoint``),
+    with no layer yet; :func:`_run` computes the layers it needs."""
     y, _, notes = prepare_values(values, {**params, "noise_scale": False})
-    n = y.size
+    if params["rule"] == "changepoint":
+        y = r_text_round_trip(y)
+    return Layers(y, notes)
+
+
+def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
+    prep = ctx.prepared
+    if not isinstance(prep, Layers) or prep.n != np.asarray(values).size:
+        prep = prepare(values, params, ctx)
+    notes = prep.notes
+    n = prep.n
     Q = int(params["max_segments"])
     if Q > n / 2 + 1:
         raise InputError("segneigh", f"max_segments={Q} is larger than the maximum number of "
@@ -96,9 +197,10 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
         raise ParameterError("penalty", "MBIC is not defined for segment neighbourhood (R "
                                         "changepoint refuses it too); use bic or a number",
                              "segneigh")
-    if params["rule"] == "changepoint":
-        y = r_text_round_trip(y)
-    costs, cps = segment_neighbourhood(y, Q, ctx)
+    prep.ensure(Q, ctx)
+    costs, cps = prep.costs_cps(Q)
+    if prep.kernel_note:
+        notes += (prep.kernel_note,)
     k = np.arange(Q)
     criterion = costs + k * beta
     best = int(np.argmin(criterion))
@@ -112,7 +214,7 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 
 SEGNEIGH_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("scale", "str", "zscore", choices=SCALE_MODES,
+    ParamSpec("scale", "str", "zscore", choices=SCALE_MODES, stage="prepare",
               help="Units the costs see: zscore (R's scale(), as TCPDBench), robust (median 0, "
                    "white-noise sd 1) or none (the raw values)."),
     ParamSpec("penalty", "float", "bic", low=0.0, high=1e6, step=0.5, log=True,
@@ -122,7 +224,7 @@ SEGNEIGH_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("max_segments", "int", 5, low=1, high=1000, step=1,
               help="Largest number of segments tried (R's Q; TCPDBench's default 5 allows at most "
                    "4 change points). At most n/2 + 1."),
-    ParamSpec("rule", "str", "segview", choices=("segview", "changepoint"),
+    ParamSpec("rule", "str", "segview", choices=("segview", "changepoint"), stage="prepare",
               help="segview: segment the values as they are; changepoint: first round them to "
                    "15 significant digits, as R changepoint 2.2.2 does by passing them as text "
                    "(the tcpdbench preset)."),
@@ -146,7 +248,7 @@ def cost(n: int, p: Params) -> Cost:
 register(DetectorSpec(
     cost=cost,
     name="segneigh", label="Segment neighbourhood", version="1", produces="change_points",
-    params=SEGNEIGH_PARAMS, run=_run, min_length=_min_length, affine_invariant=True,
+    params=SEGNEIGH_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "penalty": "bic", "max_segments": 5,
                                   "rule": "changepoint"},
                     help="TCPDBench default experiment: R scale(), cpt.mean SegNeigh, Normal, "
