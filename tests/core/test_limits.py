@@ -47,7 +47,10 @@ def test_memory_and_time_estimates_name_the_parameter():
     assert "chromosomes" in _warn("autoparm", 300, mode="ga", islands=1000, population=1000)
     assert "bootstrap=1000" in _warn("autoparm", 3000, bootstrap=1000)  # ~1e11 steps
     assert _warn("autoparm", 3000, bootstrap=50) is None  # ~5e9 steps: about a minute
-    assert "bootstrap_resamples" in _warn("cpssd", 10_000_000)
+    # resampling every sample of a 1e7 series: 1e11 draws (the default draws normal means for
+    # segments past exact_up_to, cpssd.md §11, so only the exact configuration warns for it)
+    assert "bootstrap_resamples" in _warn("cpssd", 10_000_000, long_series="exact")
+    assert "bootstrap_resamples" in _warn("cpssd", 10_000_000, exact_up_to=10_000_000)
     assert "quadratic" in _warn("op", 1_000_000, search="dp")  # the full programme
     assert "quadratic" in _warn("op", 1_000_000, cost="normal")  # mbic beyond the pruned search
     assert _warn("op", 1_000_000) is None  # mbic, l2, min_size 5: the pruned search runs
