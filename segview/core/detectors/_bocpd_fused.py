@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from ..context import RunContext
 from ._bocpd_kernels import LOG_XMIN, XMIN, Diagnostics, _starts
 from ._jit import njit
-from ._ld80 import _ZERO, bits_f64, f64_bits, is_nonneg_finite, ld_add_bits, ld_to_double_bits
+from ._ld80 import ZERO_E, _ZERO, bits_f64, f64_bits, is_nonneg_finite, ld_add_bits, ld_to_double_bits
 from ._pmnf_kernels import pw_sum
 
 #: Time steps per call of the fused kernel; the run's context is checked between calls.
@@ -108,7 +108,7 @@ def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR,
     for t in range(t0, t1):
         if L > 1:  # R ocp's truncation: tail sums rev(cumsum(rev(R))) in long double
             m = _ZERO
-            e = np.int64(0)
+            e = np.int64(ZERO_E)
             k = 0
             for i in range(L - 1, -1, -1):
                 b = f64_bits(R[i])
@@ -144,7 +144,7 @@ def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR,
             mu[0, j] = prior[0]
             beta[0, j] = prior[3]
         m = _ZERO
-        e = np.int64(0)
+        e = np.int64(ZERO_E)
         for i in range(L):
             b = f64_bits(temp[i])
             if not is_nonneg_finite(b):
@@ -152,7 +152,7 @@ def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR,
             m, e = ld_add_bits(m, e, b)
         R[0] = bits_f64(ld_to_double_bits(m, e))
         m = _ZERO
-        e = np.int64(0)
+        e = np.int64(ZERO_E)
         for i in range(L + 1):
             b = f64_bits(R[i])
             if not is_nonneg_finite(b):

@@ -55,6 +55,9 @@ _LOW10 = np.uint64((1 << 10) - 1)
 _B53 = np.uint64(1 << 53)
 _SIGN_EXP = np.uint64(0xFFF << 52)
 _EXP_ALL = np.uint64(0x7FF << 52)
+#: The exponent of a zero accumulator (``m == 0``): below every double's, so that the first
+#: summand is taken as it is without a branch.
+ZERO_E = -(1 << 40)
 
 
 @intrinsic
@@ -97,49 +100,39 @@ def _normalise(mx, ex):
 @njit(inline="always")
 def ld_add_bits(m, e, b):
     """The long double ``m * 2**e`` plus the double with bits ``b`` (finite, >= 0), rounded as
-    the x87 rounds it (nearest, ties to even, 64-bit significand)."""
-    ef = (b >> np.uint64(52)) & np.uint64(0x7FF)
-    f = b & _FRAC
+    the x87 rounds it (nearest, ties to even, 64-bit significand). Zero is ``m == 0`` with
+    ``e`` = :data:`ZERO_E` (any ``e`` far below the summands' exponents works the same way).
+
+    Branch-free apart from the rare zero or subnormal summand: the rounding bits of probabilities
+    are as good as random, so a branch on them would be mispredicted half the time."""
+    ef = b >> np.uint64(52)
     if ef == _ZERO:
-        if f == _ZERO:
+        if b == _ZERO:
             return m, e
-        mb, eb = _normalise(f, -1074)
+        mb, eb = _normalise(b, -1074)
     else:
-        mb, eb = (f | _HID) << np.uint64(11), np.int64(ef) - 1086
-    if m == _ZERO:
-        return mb, eb
-    ma, ea = m, e
-    if ea < eb:
-        ma, ea, mb, eb = mb, eb, ma, ea
-    d = ea - eb
-    if d > 64:  # b < half a unit of a's last bit, and not zero: rounds down
-        return ma, ea
-    if d == 64:
-        hi = _ZERO
-        frac = mb
-    elif d == 0:
-        hi = mb
-        frac = _ZERO
-    else:
-        hi = mb >> np.uint64(d)
-        frac = mb << np.uint64(64 - d)
+        mb = (b | _HID) << np.uint64(11)
+        eb = np.int64(ef) - 1086
+    # a = the larger exponent (a zero accumulator, exponent ZERO_E, is always b's partner)
+    sw = e < eb
+    ma = mb if sw else m
+    ea = eb if sw else e
+    mb = m if sw else mb
+    d = ea - (e if sw else eb)
+    # exact sum = ma + hi + frac * 2**-64 (units 2**ea); d > 64: below half a unit, rounds down
+    small = d < 64
+    hi = (mb >> np.uint64(d & 63)) if small else _ZERO
+    frac = (mb << np.uint64((64 - d) & 63)) if (d > 0 and d <= 64) else _ZERO
     s = ma + hi
-    if s < ma:  # carry out of bit 63: the true sum is 2**64 + s
-        half = s & _ONE
-        rest = frac != _ZERO
-        m2 = (s >> _ONE) | _TOP
-        e2 = ea + 1
-    else:
-        half = frac >> np.uint64(63)
-        rest = (frac << _ONE) != _ZERO
-        m2 = s
-        e2 = ea
-    if half != _ZERO and (rest or (m2 & _ONE) != _ZERO):
-        m2 = m2 + _ONE
-        if m2 == _ZERO:
-            m2 = _TOP
-            e2 += 1
-    return m2, e2
+    c = np.uint64(s < ma)  # carry out of bit 63: the true sum is 2**64 + s, one bit more
+    m2 = (s >> c) | (c << np.uint64(63))
+    cm = _ZERO - c  # all ones on a carry
+    half = ((s & cm) | ((frac >> np.uint64(63)) & ~cm)) & _ONE
+    rest = np.uint64((frac << (_ONE - c)) != _ZERO)
+    up = half & (rest | (m2 & _ONE))
+    m3 = m2 + up
+    ov = np.uint64(m3 == _ZERO)  # rounded up past 2**64 - 1: 2**63, one binade up
+    return m3 | (ov << np.uint64(63)), ea + np.int64(c) + np.int64(ov)
 
 
 @njit(inline="always")
@@ -188,7 +181,7 @@ def ld_cumsum_bits(bits, out):
     """``out[i]`` = the bits of ``double(sum(v[:i+1]))``, summed in long double, for ``v`` given
     by its bits (each finite and >= 0). Returns -1, or the first index whose summand is not."""
     m = _ZERO
-    e = np.int64(0)
+    e = np.int64(ZERO_E)
     for i in range(bits.shape[0]):
         b = bits[i]
         if not is_nonneg_finite(b):
