@@ -160,16 +160,8 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         ``keep_posterior``, ``posteriors`` (the posterior after each sample) and, when the fused
         kernel failed to compile or load and the per-step path ran instead, ``note``.
     """
-    y = np.asarray(y, dtype=np.float64)
-    if y.ndim == 1:
-        y = y[:, None]
-    n = y.shape[0]
-    prior_arr = np.asarray(prior, dtype=np.float64)
-    size = min(n, int(max_len)) + 2 if int(max_len) >= 1 else n + 2
-    elg = np.array([math.exp(v) for v in lgamma_table(float(prior[2]), size).tolist()])
-    H = 1.0 / float(hazard_lambda) * 1.0
-    lo, hi = max(0, int(strength_lag) - window), int(strength_lag) + window + 1
-    args = (y, H, prior_arr, elg, trunc, int(max_len), keep_posterior, lo, hi, short_run, ctx)
+    args = _arguments(y, hazard_lambda, prior, trunc, max_len, keep_posterior, strength_lag,
+                      window, short_run, ctx)
     if compiled and X87 and int(max_len) >= 1 and 0.0 <= trunc < math.inf:
         from ..kernels import fast_or_plain
         from ._bocpd_fused import bocpd_fused
@@ -181,6 +173,24 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
             out[1]["note"] = note
         return out
     return _bocpd_steps(*args, compiled=compiled)
+
+
+def _arguments(y: NDArray[np.float64], hazard_lambda: float,
+               prior: tuple[float, float, float, float], trunc: float, max_len: int,
+               keep_posterior: bool, strength_lag: int, window: int, short_run: int,
+               ctx: RunContext) -> tuple:
+    """:func:`bocpd`'s arguments as :func:`_bocpd_steps` and ``_bocpd_fused.bocpd_fused`` take
+    them: ``y`` 2-D, the prior as an array, the lgamma table, the hazard, the lag window."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 1:
+        y = y[:, None]
+    n = y.shape[0]
+    prior_arr = np.asarray(prior, dtype=np.float64)
+    size = min(n, int(max_len)) + 2 if int(max_len) >= 1 else n + 2  # run lengths 0..min(n, max_len)
+    elg = np.array([math.exp(v) for v in lgamma_table(float(prior[2]), size).tolist()])
+    H = 1.0 / float(hazard_lambda) * 1.0
+    lo, hi = max(0, int(strength_lag) - window), int(strength_lag) + window + 1
+    return y, H, prior_arr, elg, trunc, int(max_len), keep_posterior, lo, hi, short_run, ctx
 
 
 def _bocpd_steps(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64],
