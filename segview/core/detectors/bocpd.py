@@ -84,6 +84,8 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     notes: tuple[str, ...] = ()
     if params["scale"] != "none":
         notes = (f"scale={params['scale']}: each dimension standardised before detection",)
+    if "note" in diag:  # the fused kernel failed to compile or load; the per-step path ran
+        notes += (diag["note"],)
     return DetectionResult("bocpd", params, np.asarray(cps, dtype=np.int64), tracks=tracks,
                            stats=stats, notes=notes, strengths=np.asarray(strengths),
                            strength_label=f"P(run began within {STRENGTH_WINDOW} samples | "
