@@ -206,3 +206,24 @@ def test_fused_kernel_checks_cancellation_between_blocks():
     finally:
         F._fused_block = real
     assert calls == [1, 1 + F.BLOCK]
+
+
+@pytestmark_fused
+def test_a_fused_kernel_that_fails_to_compile_gives_the_per_step_result_with_a_note(monkeypatch):
+    from numba import njit
+
+    from segview.core.detectors import _bocpd_fused as F
+
+    @njit
+    def untypable(*args):
+        return args[0] + "not a number"  # a real typing error at the first call
+
+    y = _series(3)
+    ref = segview.detect(y, "bocpd")
+    assert not any("fused kernel" in n for n in ref.notes)
+    monkeypatch.setattr(F, "_fused_block", untypable)
+    res = segview.detect(y, "bocpd")
+    assert res.change_points.tolist() == ref.change_points.tolist()
+    assert res.strengths.tobytes() == ref.strengths.tobytes()
+    assert res.track("P(run < 5)").y.tobytes() == ref.track("P(run < 5)").y.tobytes()
+    assert any("bocpd's fused kernel failed" in n for n in res.notes), res.notes
