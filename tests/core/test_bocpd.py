@@ -182,6 +182,11 @@ def test_fused_kernel_hands_unsupported_sums_to_the_per_step_path():
         fused, steps = _fused_and_steps(y, prior=prior, plain=False)  # Python's exp raises here
         assert fused is None
         _assert_same(bocpd(y, 100.0, prior), steps)
+        y = _series(2)
+        y[150] = np.nan  # a NaN sample: NaN densities, NaN sums
+        fused, steps = _fused_and_steps(y)
+        assert fused is None
+        _assert_same(bocpd(y, 100.0, (0.0, 1.0, 1.0, 1.0)), steps)
 
 
 @pytestmark_fused

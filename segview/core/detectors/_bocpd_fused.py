@@ -32,7 +32,8 @@ def bocpd_fused(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64]
     """:func:`bocpd` with the whole time loop in :func:`_fused_block`, :data:`BLOCK` steps per
     call with ``ctx.check()`` between. None when a long double sum met a summand the emulation
     does not take (not finite or negative); the caller then runs :func:`_bocpd_steps`."""
-    n, d = y.shape
+    y = np.array(y, dtype=np.float64, order="C")  # one array type: no second compilation for a
+    n, d = y.shape                                 # read-only or strided input
     cap = min(n, max_len) + 1  # run lengths 0..L after a step, L <= min(t - 1, max_len)
     tab = np.empty((7, cap))
     _tables(prior_arr, tab)
