@@ -99,12 +99,21 @@ def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR,
                  post):  # pragma: no cover (compiled)
     """Time steps ``t0 .. t1 - 1`` (1-based) of :func:`_bocpd_steps`, in place: ``R[:L]``,
     ``logR[:L]``, ``mu[:L]``, ``beta[:L]`` hold the posterior and each run length's parameters
-    (kappa and alpha come from ``tab``, see :func:`_tables`). Each step updates run lengths from
-    the longest down, so row ``i + 1`` is written after it was read. Returns the new ``L``, or -1
+    (kappa and alpha come from ``tab``, see :func:`_tables`). With one dimension the new mu and
+    beta go to scratch vectors first; with several, run lengths are updated in place from the
+    longest down, so row ``i + 1`` is written after it was read. Returns the new ``L``, or -1
     when a long double sum meets a summand that is not a finite number >= 0. Same operations in
     the same order as the per-step path, so the same bits (tests/core/test_bocpd.py)."""
     d = y.shape[1]
     H1 = 1.0 - H
+    cap = R.shape[0]
+    cb = np.empty(cap)  # d == 1: c and the Student-t base of each run length, new beta and mu
+    bb = np.empty(cap)
+    nb = np.empty(cap)
+    nm = np.empty(cap)
+    b1 = beta.reshape(beta.size)  # d == 1: the parameters as contiguous vectors
+    m1 = mu.reshape(mu.size)
+    kkr, nur, nupir, akr, k1r, k2r, exr = tab[0], tab[1], tab[2], tab[3], tab[4], tab[5], tab[6]
     keep_post = post.shape[0] > 0
     for t in range(t0, t1):
         if L > 1:  # R ocp's truncation: tail sums rev(cumsum(rev(R))) in long double
@@ -121,7 +130,31 @@ def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR,
                     break
             L = min(max(k, 1), max_len)
         x = y[t - 1]
-        for i in range(L - 1, -1, -1):
+        if d == 1:
+            # one dimension: first the divisions and square roots for every run length, in a
+            # loop of plain arithmetic that LLVM vectorises (IEEE division and square root give
+            # the same bits in vector registers), then the C library's pow, log and exp
+            xb = x[0]
+            for i in range(L):
+                b_ = b1[i]
+                m_ = m1[i]
+                var = b_ * k1r[i] / akr[i]
+                cb[i] = elg[i] / math.sqrt(nupir[i] * var)
+                dev = xb - m_
+                bb[i] = 1.0 + (1.0 / (nur[i] * var)) * (dev * dev)
+                nb[i + 1] = b_ + (kkr[i] * (dev * dev)) / k2r[i]
+                nm[i + 1] = (kkr[i] * m_ + xb) / k1r[i]
+            for i in range(L):
+                v = logR[i] + math.log(cb[i] * bb[i] ** exr[i])
+                if v < LOG_XMIN:
+                    v = LOG_XMIN
+                ev = math.exp(v)
+                temp[i] = ev * H
+                R[i + 1] = ev * H1
+            for i in range(1, L + 1):
+                b1[i] = nb[i]
+                m1[i] = nm[i]
+        for i in range(L - 1 if d > 1 else -1, -1, -1):  # several dimensions: s adds them up
             kk = tab[0, i]
             nu = tab[1, i]
             s = 0.0
