@@ -121,8 +121,9 @@ BOCPD_PARAMS: tuple[ParamSpec, ...] = (
 def cost(n: int, p: Params) -> Cost:
     """Time and memory of a run (read by segview.core.limits): without a change, every run length
     survives the truncation (as in R's ocp), so the work grows as n^2 / 2 posterior updates, about
-    70 ns each in the fused kernel (measured 0.32 s of CPU for 3,000 samples of pure noise, 4.5
-    million updates, at load 11; 0.83 s before, docs/algorithms/bocpd.md); 100 ns is declared.
+    50-70 ns each in the fused kernel (measured 0.23-0.33 s of CPU for 3,000 samples of pure
+    noise, 4.5 million updates, at load 8; 0.66-1.0 s before, docs/algorithms/bocpd.md); 100 ns
+    is declared.
     Memory is linear."""
     return Cost(1e-7 * 0.5 * float(n) * n, 64.0 * n,
                 f"BOCPD keeps every run length on a series without changes: {n} samples are about "
