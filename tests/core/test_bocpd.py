@@ -64,3 +64,171 @@ def test_tcpdbench_reports_bocpd_first_samples():
     assert to_tcpdbench([1, 28, 99], 100, "bocpd") == [1, 28]  # 99 = n - 1 is dropped
     assert to_tcpdbench([1, 28, 99], 100, "amoc") == [27, 98]
     assert to_tcpdbench([1, 28, 99], 100) == [27, 98]
+
+
+# --- the fused kernel (whole time loop in numba, long double sums emulated) = the per-step path ---
+
+def _assert_same(a, b):
+    (a_cps, a), (b_cps, b) = a, b
+    assert a_cps.tolist() == b_cps.tolist()
+    for key in ("map_run", "p_short", "lag_mass", "kept", "last"):
+        assert a[key].dtype == b[key].dtype and a[key].shape == b[key].shape, key
+        assert a[key].tobytes() == b[key].tobytes(), key  # bit for bit
+    assert ("posteriors" in a) == ("posteriors" in b)
+    if "posteriors" in a:
+        assert len(a["posteriors"]) == len(b["posteriors"])
+        assert all(p.tobytes() == q.tobytes() for p, q in zip(a["posteriors"], b["posteriors"]))
+
+
+def _fused_and_steps(y, lam=100.0, prior=(0.0, 1.0, 1.0, 1.0), plain=True, **kw):
+    """(bocpd's fused result, the per-step reference): the plain Python twin, or the compiled
+    per-step path for series too long for it."""
+    from segview.core.context import NULL_CONTEXT
+    from segview.core.detectors import _bocpd_kernels as K
+    from segview.core.detectors._bocpd_fused import bocpd_fused
+    opts = dict(trunc=1e-4, max_len=10_000, keep_posterior=False, strength_lag=10, window=2,
+                short_run=5)
+    opts.update(kw)
+    args = K._arguments(y, lam, prior, opts["trunc"], opts["max_len"], opts["keep_posterior"],
+                        opts["strength_lag"], opts["window"], opts["short_run"], NULL_CONTEXT)
+    return bocpd_fused(*args), K._bocpd_steps(*args, compiled=not plain)
+
+
+pytestmark_fused = pytest.mark.skipif(
+    not __import__("segview.core.detectors._bocpd_kernels", fromlist=["X87"]).X87,
+    reason="the fused kernel runs where numpy's long double is the x87 format")
+
+
+def _cases():
+    rng = np.random.default_rng(31)
+    noise = rng.normal(0, 1, 240)
+    steps = np.r_[rng.normal(0, 1, 60), rng.normal(4, 1, 50), rng.normal(-1, 0.2, 70),
+                  rng.normal(0, 5, 60)]
+    two = np.column_stack([steps, rng.normal(0, 1, steps.size)])
+    three = np.column_stack([noise, -noise * 2 + 1, rng.standard_t(2, noise.size)])
+    spikes = noise.copy()
+    spikes[[30, 31, 100, 200]] = [60.0, -80.0, 1e3, 40.0]  # densities underflow
+    # a quiet stretch (sd 1e-18) under a tiny prior variance: its runs' densities are ~1e18 per
+    # sample, the older runs fall below the smallest double and R clips its zeros to XMIN
+    quiet = np.r_[rng.normal(0, 1, 50), rng.normal(0, 1e-18, 150)]
+    return [
+        ("noise", noise, {}),
+        ("steps", steps, {}),
+        ("steps keep_posterior", steps, {"keep_posterior": True}),
+        ("d=2", two, {"keep_posterior": True}),
+        ("d=3 heavy tails", three, {}),
+        ("spikes raw", spikes, {"keep_posterior": True}),
+        ("spikes tiny prior beta", spikes, {"prior": (0.0, 1.0, 1.0, 1e-3)}),
+        ("clipped at XMIN", quiet, {"prior": (0.0, 1.0, 1.0, 1e-40), "trunc": 0.0,
+                                    "keep_posterior": True}),
+        ("hazard 1/1", steps, {"lam": 1.0}),
+        ("hazard 1/2", steps, {"lam": 2.0}),
+        ("hazard 1e-6", noise, {"lam": 1e6}),
+        ("hazard 0", noise, {"lam": np.inf}),
+        ("prior m 5 k 1e-3", steps, {"prior": (5.0, 1e-3, 1.0, 1.0)}),
+        ("prior a 0.01", steps, {"prior": (0.0, 1.0, 0.01, 1.0)}),
+        ("prior a 50 b 1e3", steps, {"prior": (0.0, 3.0, 50.0, 1e3)}),
+        ("trunc 0 keeps all", steps, {"trunc": 0.0, "keep_posterior": True}),
+        ("trunc 0.5", steps, {"trunc": 0.5}),
+        ("trunc 1e-300", noise, {"trunc": 1e-300}),
+        ("max_len 1", steps, {"max_len": 1, "keep_posterior": True}),
+        ("max_len 2", steps, {"max_len": 2}),
+        ("max_len 7", noise, {"max_len": 7, "trunc": 0.0}),
+        ("lag 1 window 0", steps, {"strength_lag": 1, "window": 0, "short_run": 1}),
+        ("lag 400 window 9", steps, {"strength_lag": 400, "window": 9, "short_run": 300}),
+        ("n=1", noise[:1], {"keep_posterior": True}),
+        ("n=2", noise[:2], {}),
+        ("constant", np.zeros(50), {}),
+    ]
+
+
+@pytestmark_fused
+@pytest.mark.parametrize("name,y,kw", _cases(), ids=[c[0] for c in _cases()])
+def test_fused_kernel_equals_plain_twin(name, y, kw):
+    fused, steps = _fused_and_steps(y, **kw)
+    assert fused is not None, "the fused kernel fell back"
+    _assert_same(fused, steps)
+    if name == "clipped at XMIN":  # the case that exercises R's clipping of zeros to XMIN
+        from segview.core.detectors._bocpd_kernels import XMIN
+        assert any((p == XMIN).any() for p in steps[1]["posteriors"])
+
+
+@pytestmark_fused
+@pytest.mark.parametrize("seed", range(6))
+def test_fused_kernel_equals_compiled_steps_on_3000_points(seed):
+    """Long series, past a block boundary (256 steps) many times; the compiled per-step path is
+    the reference here (it equals the plain twin, test_compiled_kernel_equals_plain_twin)."""
+    rng = np.random.default_rng(seed)
+    n = 3000
+    cuts = np.sort(rng.choice(np.arange(50, n - 50), size=seed, replace=False))
+    y = rng.normal(0, 1, n) + np.repeat(rng.normal(0, 2, seed + 1), np.diff(np.r_[0, cuts, n]))
+    if seed % 2:
+        y = np.column_stack([y, rng.normal(0, 1 + seed, n)])
+    y = (y - y.mean(0)) / y.std(0, ddof=1)
+    fused, steps = _fused_and_steps(y, plain=False, keep_posterior=seed == 0)
+    assert fused is not None
+    _assert_same(fused, steps)
+
+
+@pytestmark_fused
+def test_fused_kernel_hands_unsupported_sums_to_the_per_step_path():
+    """A predictive density that overflows (a constant 3-D series under a prior variance of
+    1e-300: each dimension's log-density is about 345, exp(1035) is inf) puts inf into R's long
+    double sums: the emulation refuses it and bocpd runs the per-step path, so the result is
+    still the reference's."""
+    y = np.zeros((40, 3))
+    prior = (0.0, 1.0, 1.0, 1e-300)
+    with np.errstate(all="ignore"):  # inf / inf in the reference's normalisation
+        fused, steps = _fused_and_steps(y, prior=prior, plain=False)  # Python's exp raises here
+        assert fused is None
+        _assert_same(bocpd(y, 100.0, prior), steps)
+        y = _series(2)
+        y[150] = np.nan  # a NaN sample: NaN densities, NaN sums
+        fused, steps = _fused_and_steps(y)
+        assert fused is None
+        _assert_same(bocpd(y, 100.0, (0.0, 1.0, 1.0, 1.0)), steps)
+
+
+@pytestmark_fused
+def test_fused_kernel_checks_cancellation_between_blocks():
+    from segview.core.context import RunContext
+    from segview.core.errors import Cancelled
+    from segview.core.detectors import _bocpd_fused as F
+    ctx = RunContext()
+    calls = []
+    real = F._fused_block
+
+    def spy(*a):
+        calls.append(a[0])
+        if len(calls) == 2:
+            ctx.cancel()
+        return real(*a)
+
+    F._fused_block = spy
+    try:
+        with pytest.raises(Cancelled):
+            bocpd(np.random.default_rng(0).normal(size=2000), 100, (0.0, 1.0, 1.0, 1.0), ctx=ctx)
+    finally:
+        F._fused_block = real
+    assert calls == [1, 1 + F.BLOCK]
+
+
+@pytestmark_fused
+def test_a_fused_kernel_that_fails_to_compile_gives_the_per_step_result_with_a_note(monkeypatch):
+    from numba import njit
+
+    from segview.core.detectors import _bocpd_fused as F
+
+    @njit
+    def untypable(*args):
+        return args[0] + "not a number"  # a real typing error at the first call
+
+    y = _series(3)
+    ref = segview.detect(y, "bocpd")
+    assert not any("fused kernel" in n for n in ref.notes)
+    monkeypatch.setattr(F, "_fused_block", untypable)
+    res = segview.detect(y, "bocpd")
+    assert res.change_points.tolist() == ref.change_points.tolist()
+    assert res.strengths.tobytes() == ref.strengths.tobytes()
+    assert res.track("P(run < 5)").y.tobytes() == ref.track("P(run < 5)").y.tobytes()
+    assert any("bocpd's fused kernel failed" in n for n in res.notes), res.notes

@@ -18,6 +18,9 @@ from numpy.typing import NDArray
 
 from ..context import NULL_CONTEXT, RunContext
 
+#: numpy's long double is the x87 80-bit format, which :mod:`._ld80` emulates (as ``_ld80.X87``,
+#: read here without importing numba).
+X87 = bool(np.finfo(np.longdouble).nmant == 63 and np.finfo(np.longdouble).nexp == 15)
 XMIN = 2.2250738585072014e-308  # R's .Machine$double.xmin
 LOG_XMIN = math.log(XMIN)
 
@@ -34,6 +37,7 @@ class Diagnostics(_Diagnostics, total=False):
     """:func:`bocpd`'s per-sample diagnostics (described in its Returns)."""
 
     posteriors: list[NDArray[np.float64]]
+    note: str
 
 
 def lgamma_table(alpha0: float, size: int) -> NDArray[np.float64]:
@@ -139,7 +143,10 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         trunc: drop the longest run lengths whose total probability is below this (R's
             ``truncRlim``).
         max_len: at most this many run lengths (R's ``maxRlength``).
-        compiled: numba kernel (True) or the plain Python twin.
+        compiled: numba (True) or the plain Python twin. Compiled, on a machine whose long double
+            is the x87 format (:data:`._ld80.X87`), the whole time loop is one numba kernel
+            (:mod:`._bocpd_fused`, long double sums emulated in integers); elsewhere only the
+            element-wise step is compiled and numpy does the long double sums.
         keep_posterior: also return every step's run-length posterior (memory O(n^2); tests).
         strength_lag, window: record, after each sample t, the posterior mass of run lengths
             ``strength_lag +- window`` (the run began ``strength_lag`` samples ago, give or take).
@@ -149,17 +156,52 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         ``(starts, diag)``: R's ``maxCPs`` (1-based first point of each segment of the most
         probable segmentation, its leading 1 included) and per-sample diagnostics: ``map_run``
         (most probable run length), ``p_short``, ``lag_mass``, ``kept`` (run lengths kept),
-        ``last`` (the final posterior ``P(run length = r | x_1..x_n)``) and, with
-        ``keep_posterior``, ``posteriors`` (the posterior after each sample).
+        ``last`` (the final posterior ``P(run length = r | x_1..x_n)``), with
+        ``keep_posterior``, ``posteriors`` (the posterior after each sample) and, when the fused
+        kernel failed to compile or load and the per-step path ran instead, ``note``.
     """
-    step, log = _kernels(compiled)
+    args = _arguments(y, hazard_lambda, prior, trunc, max_len, keep_posterior, strength_lag,
+                      window, short_run, ctx)
+    if compiled and X87 and int(max_len) >= 1 and 0.0 <= trunc < math.inf:
+        from ..kernels import fast_or_plain
+        from ._bocpd_fused import bocpd_fused
+        out, note = fast_or_plain(lambda: bocpd_fused(*args),
+                                  lambda: _bocpd_steps(*args, compiled=True), "bocpd's fused kernel")
+        if out is None:  # a summand the emulated long double sums do not take (inf, NaN, < 0)
+            out = _bocpd_steps(*args, compiled=True)
+        if note:
+            out[1]["note"] = note
+        return out
+    return _bocpd_steps(*args, compiled=compiled)
+
+
+def _arguments(y: NDArray[np.float64], hazard_lambda: float,
+               prior: tuple[float, float, float, float], trunc: float, max_len: int,
+               keep_posterior: bool, strength_lag: int, window: int, short_run: int,
+               ctx: RunContext) -> tuple:
+    """:func:`bocpd`'s arguments as :func:`_bocpd_steps` and ``_bocpd_fused.bocpd_fused`` take
+    them: ``y`` 2-D, the prior as an array, the lgamma table, the hazard, the lag window."""
     y = np.asarray(y, dtype=np.float64)
     if y.ndim == 1:
         y = y[:, None]
-    n, d = y.shape
+    n = y.shape[0]
     prior_arr = np.asarray(prior, dtype=np.float64)
-    elg = np.array([math.exp(v) for v in lgamma_table(float(prior[2]), n + 2).tolist()])
+    size = min(n, int(max_len)) + 2 if int(max_len) >= 1 else n + 2  # run lengths 0..min(n, max_len)
+    elg = np.array([math.exp(v) for v in lgamma_table(float(prior[2]), size).tolist()])
     H = 1.0 / float(hazard_lambda) * 1.0
+    lo, hi = max(0, int(strength_lag) - window), int(strength_lag) + window + 1
+    return y, H, prior_arr, elg, trunc, int(max_len), keep_posterior, lo, hi, short_run, ctx
+
+
+def _bocpd_steps(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64],
+                 elg: NDArray[np.float64], trunc: float, max_len: int, keep_posterior: bool,
+                 lo: int, hi: int, short_run: int, ctx: RunContext, compiled: bool
+                 ) -> tuple[NDArray[np.int64], Diagnostics]:
+    """:func:`bocpd` one step at a time: the element-wise step compiled (or plain Python), the
+    long double sums, truncation, normalisation and the maxCPs recursion in numpy (the reference
+    the fused kernel is tested against)."""
+    step, log = _kernels(compiled)
+    n, d = y.shape
     R = np.ones(1)
     logR = np.zeros(1)
     mu = np.full((1, d), prior_arr[0])
@@ -173,7 +215,6 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
     p_short = np.zeros(n)
     lag_mass = np.zeros(n)
     kept = np.zeros(n, dtype=np.int64)
-    lo, hi = max(0, int(strength_lag) - window), int(strength_lag) + window + 1
     for t in range(1, n + 1):
         if t % 512 == 0:
             ctx.check()

@@ -34,6 +34,7 @@ MODULES = (
     "segview.core.detectors._stats_kernels",
     "segview.core.detectors._pelt_r",
     "segview.core.detectors._pcg64",
+    "segview.core.detectors._bocpd_fused",
     "scipy.ndimage",
     "scipy.special",
 )
