@@ -74,7 +74,8 @@ TCPDBENCH = {
 }
 #: parameters shown in the "default" column
 SHOWN = {"scale", "penalty", "penalty_factor", "threshold", "votes", "window", "cost", "min_span",
-         "mode", "min_size", "hazard_lambda", "kmax", "criterion", "max_cp"}
+         "mode", "min_size", "hazard_lambda", "kmax", "criterion", "max_cp", "prior_alpha",
+         "prior_beta"}
 
 
 from bench_defaults import tcpd_family  # noqa: E402  (one reader of the TCPD development sets)

@@ -2,7 +2,8 @@
 point, the JMH flood figures (90th percentile and maximum of change points as % of n over the 350
 series of ``shared/data/jmh``, and the number of series above 1 %) and TCPDBench's F1 / cover
 (mean over the 12 univariate development sets, locations as TCPDBench reports them). This is how
-the defaults of wbs, bocpd, cpnp and kcpa were chosen (docs/defaults.md, "No default floods").
+the version-2 defaults of wbs, cpnp and kcpa were chosen and bocpd's candidates measured
+(docs/defaults.md, "No default floods").
 
     python tests/benchmarks/bench_flood_grid.py kcpa '{"cost": 10}' '{"cost": 30}' ... \
         [--stride 1] [--jobs 2] [--out log.jsonl]

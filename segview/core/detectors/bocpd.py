@@ -21,13 +21,6 @@ change). With a constant hazard ``P(run length = 0)`` is always exactly ``h``, s
 Each change point's strength is the posterior probability, ``strength_lag`` samples after it, that
 the current run began within 2 samples of it.
 
-Version 2's default prior is ``a = b = 100`` (the precision's prior mean stays 1, the unit variance
-of standardised data, but weighs as much as 200 samples): with ``a = b = 1`` a new run predicts with a
-Student t of 2 degrees of freedom, so on heavy-tailed, autocorrelated benchmark series every burst
-of spikes is better explained by a new segment than by the old one (issue 28's JMH rule: 90th
-percentile 3.63 % of n, up to 4.90 %; docs/defaults.md). TCPDBench's prior (version 1's default) is
-the preset ``tcpdbench``, bit for bit.
-
 Index convention: 0-based index of the first sample of each new segment (``maxCPs - 1``, which is
 also what TCPDBench reports for this method).
 """
@@ -91,18 +84,11 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     notes: tuple[str, ...] = ()
     if params["scale"] != "none":
         notes = (f"scale={params['scale']}: each dimension standardised before detection",)
-    if params["prior_alpha"] == params["prior_beta"] == DEFAULT_PRIOR_AB:
-        notes = (*notes, f"prior a = b = {DEFAULT_PRIOR_AB:g}: bocpd version 2's default "
-                         "(docs/defaults.md); version 1 used a = b = 1 (the preset tcpdbench, bit "
-                         "for bit)")
     return DetectionResult("bocpd", params, np.asarray(cps, dtype=np.int64), tracks=tracks,
                            stats=stats, notes=notes, strengths=np.asarray(strengths),
                            strength_label=f"P(run began within {STRENGTH_WINDOW} samples | "
                                           f"{params['strength_lag']} samples later)")
 
-
-#: version 2's default prior shape and rate of the precision (measured, docs/defaults.md)
-DEFAULT_PRIOR_AB = 100.0
 
 BOCPD_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("scale", "str", "zscore", choices=SCALE_MODES,
@@ -115,12 +101,10 @@ BOCPD_PARAMS: tuple[ParamSpec, ...] = (
               help="Prior mean m of each segment's level (Normal-Gamma)."),
     ParamSpec("prior_kappa", "float", 1.0, low=1e-6, high=1e6, step=0.1, log=True,
               help="Prior pseudo-count k of the mean (Normal-Gamma)."),
-    ParamSpec("prior_alpha", "float", DEFAULT_PRIOR_AB, low=1e-6, high=1e6, step=0.1, log=True,
-              help="Prior shape a of the precision (Normal-Gamma; default 100, measured, "
-                   "docs/defaults.md; TCPDBench: 1)."),
-    ParamSpec("prior_beta", "float", DEFAULT_PRIOR_AB, low=1e-6, high=1e6, step=0.1, log=True,
-              help="Prior rate b of the precision (Normal-Gamma; default 100, with a: prior "
-                   "variance 1, weighed as 2a samples; TCPDBench: 1)."),
+    ParamSpec("prior_alpha", "float", 1.0, low=1e-6, high=1e6, step=0.1, log=True,
+              help="Prior shape a of the precision (Normal-Gamma)."),
+    ParamSpec("prior_beta", "float", 1.0, low=1e-6, high=1e6, step=0.1, log=True,
+              help="Prior rate b of the precision (Normal-Gamma)."),
     ParamSpec("truncation", "float", 1e-4, low=0.0, high=0.5, step=1e-4, log=False,
               help="Drop the longest run lengths once together they hold less than this "
                    "probability (R ocp's truncRlim; 0 keeps all, quadratic time)."),
@@ -143,7 +127,7 @@ def cost(n: int, p: Params) -> Cost:
 
 register(DetectorSpec(
     cost=cost,
-    name="bocpd", label="Bayesian online (BOCPD)", version="2", produces="change_points",
+    name="bocpd", label="Bayesian online (BOCPD)", version="1", produces="change_points",
     params=BOCPD_PARAMS, run=_run, min_length=2, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "hazard_lambda": 100.0, "prior_mean": 0.0,
                                   "prior_kappa": 1.0, "prior_alpha": 1.0, "prior_beta": 1.0,
@@ -152,8 +136,7 @@ register(DetectorSpec(
                          "Normal-Gamma prior m=0, k=a=b=1, truncRlim 1e-4"),),
     citation="Adams & MacKay (2007), arXiv:0710.3742; R ocp 0.1.1 (Pagotto 2019)",
     description="Bayesian online change-point detection: run-length posterior with a Normal-Gamma "
-                "model (mean and variance change; version 2: prior a = b = 100, TCPDBench's a = b = 1 "
-                "is the preset tcpdbench) and constant hazard 1/100, change points from "
+                "model (mean and variance change) and constant hazard 1/100, change points from "
                 "the most probable segmentation; tracks MAP run length and P(run < 5), strength "
                 "per change point. Known limits: the prior assumes standardised data; heavy "
                 "tails or outliers start new runs; a constant hazard favours ~lambda-long segments.",

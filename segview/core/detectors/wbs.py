@@ -22,8 +22,8 @@ how far they vary).
 Strength of a change point: its ``|CUSUM|`` (the standardised difference of means that chose it, in
 units of the scaled data's noise), the statistic WBS thresholds.
 
-Version 2's default considers ``Kmax = 5`` candidates (R's ``Q = 5`` of TCPDBench's binseg and
-segneigh): with 50 the SSIC, which assumes independent noise, keeps all 50 on most autocorrelated
+Version 2's default considers ``Kmax = 4`` candidates (measured on the TCPD development sets among
+50 down to 3): with 50 the SSIC, which assumes independent noise, keeps all 50 on most autocorrelated
 benchmark series (issue 28's JMH rule: 303 of 350 series above 1 % of n; docs/defaults.md). Kmax 50
 (version 1's default) is the preset ``tcpdbench``, bit for bit.
 
@@ -248,7 +248,7 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 
 #: version 2's default Kmax (measured on the 350 JMH and 12 TCPD series, docs/defaults.md)
-DEFAULT_KMAX = 5
+DEFAULT_KMAX = 4
 
 WBS_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("scale", "str", "zscore", choices=SCALE_MODES, stage="prepare",
@@ -266,7 +266,7 @@ WBS_PARAMS: tuple[ParamSpec, ...] = (
                    "the paper's and TCPDBench's), bic (k ln n) or mbic (Zhang & Siegmund)."),
     ParamSpec("kmax", "int", DEFAULT_KMAX, low=1, high=100_000, step=1,
               help="Most change points considered (the candidates with the largest thresholds; "
-                   "default 5, chosen by measurement, docs/defaults.md; TCPDBench: 50)."),
+                   "default 4, chosen by measurement, docs/defaults.md; TCPDBench: 50)."),
 )
 
 
@@ -298,7 +298,7 @@ register(DetectorSpec(
              "Fryzlewicz)",
     description="Changes in mean found by binary segmentation over the whole segment and M random "
                 "sub-intervals (integrated WBS), the number chosen by the strengthened Schwarz "
-                "criterion, on z-scored values, at most 5 (version 2; TCPDBench's 50 is the preset "
+                "criterion, on z-scored values, at most 4 (version 2; TCPDBench's 50 is the preset "
                 "tcpdbench). Strength: each change's |CUSUM|. Known limits: random (the seed "
                 "fixes it); assumes independent Gaussian noise, so autocorrelated or trending "
                 "series get as many changes as Kmax allows.",
