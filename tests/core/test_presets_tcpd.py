@@ -152,3 +152,31 @@ def test_pelts_version_3_default_keeps_the_published_tcpd_scores(tcpd_dir):
         covers[-1] -= published[s.id]["cover"]["pelt"]
     assert len(f1s) == 12
     assert abs(float(np.mean(covers))) < 1e-4
+
+
+#: TCPDBench's configuration of the benchmark reproductions whose default changed in version 2
+#: (issue 28's JMH flood rule, docs/defaults.md), from its cpdbench_*.R / .py defaults
+TCPDBENCH_KNOBS = {"wbs": {"kmax": 50, "criterion": "ssic", "intervals": 5000},
+                   "cpnp": {"penalty": "mbic", "penalty_factor": 1.0, "nquantiles": 10,
+                            "min_size": 1},
+                   "kcpa": {"cost": 1.0, "max_cp": "max"}}
+
+
+@pytest.mark.parametrize("method", sorted(TCPDBENCH_KNOBS))
+def test_version_2_defaults_leave_tcpdbench_to_the_preset(method):
+    spec = registry.get(method)
+    assert spec.version == "2"
+    tcpd = spec.coerce({}, preset="tcpdbench")
+    assert {k: tcpd[k] for k in TCPDBENCH_KNOBS[method]} == TCPDBENCH_KNOBS[method]
+    default = spec.defaults()
+    assert any(default[k] != v for k, v in TCPDBENCH_KNOBS[method].items())
+
+
+@pytest.mark.parametrize("method", ["wbs", "cpnp"])
+def test_a_result_of_a_new_default_says_so(method):
+    y = np.r_[np.zeros(100), np.full(100, 3.0)] + np.random.default_rng(3).standard_normal(200)
+    new = segview.detect(y, method)
+    old = segview.detect(y, method, preset="tcpdbench")
+    assert any("version 2's default" in n for n in new.notes)
+    assert not any("version 2's default" in n for n in old.notes)
+    assert any(abs(int(c) - 100) <= 3 for c in new.change_points)

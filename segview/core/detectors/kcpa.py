@@ -21,7 +21,12 @@ are summed in a different order than R's, which changes only the last bits.
 
 With C = 1 the penalty is tiny next to the costs of real data, so the method cuts almost every
 sample (TCPDBench's published kcpa F1 is the lowest of all its methods); larger ``cost`` values give
-useful segmentations.
+useful segmentations. Version 2's default is therefore ``cost = 3000`` and ``max_cp = 10``, chosen
+by measurement (issue 28's JMH flood rule and the TCPD development sets, docs/defaults.md): the
+penalty does not grow with n as the costs do, so no C suits every length, and the cap holds the
+series that C alone does not (at C = 3000 without it, 7 of 50 JMH series, every 7th, were cut at
+more than 1 % of their samples, one at 70 %).
+TCPDBench's configuration (version 1's default) is the preset ``tcpdbench``, bit for bit.
 
 Index convention: 0-based index of the first sample of each new segment (R's estimates minus 1,
 which is also what TCPDBench reports for this method).
@@ -232,12 +237,13 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
 
 KCPA_PARAMS: tuple[ParamSpec, ...] = (
     replace(scale_param("the kernel sees"), stage="prepare"),
-    ParamSpec("cost", "float", 1.0, low=0.0, high=1e6, step=0.5, log=True,
-              help="Penalty constant C of C v K/n (1 + ln(n/K)) (TCPDBench: 1, which cuts almost "
-                   "every sample; 10-100 give useful segmentations on standardised data)."),
-    ParamSpec("max_cp", "int", "max", low=1, high=10_000_000, step=1, aliases=("max",),
-              help="Largest number of change points L (max = n - 1, TCPDBench's 'max'). The run "
-                   "time grows with it."),
+    ParamSpec("cost", "float", 3000.0, low=0.0, high=1e6, step=0.5, log=True,
+              help="Penalty constant C of C v K/n (1 + ln(n/K)) (default 3000, chosen by "
+                   "measurement, docs/defaults.md; TCPDBench: 1, which cuts almost every sample). "
+                   "The costs grow with n and the penalty does not: longer series need more."),
+    ParamSpec("max_cp", "int", 10, low=1, high=10_000_000, step=1, aliases=("max",),
+              help="Largest number of change points L (default 10, measured; max = n - 1, "
+                   "TCPDBench's 'max'). The run time grows with it."),
     ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES, stage="prepare",
               help="Kernel bandwidth: median squared distance between 250 rows drawn with R's "
                    "sample() (all rows up to 250; R ecp's rule) or between all rows."),
@@ -267,8 +273,15 @@ def cost(n: int, p: Params) -> Cost:
 
 register(DetectorSpec(
     cost=cost,
-    name="kcpa", label="Kernel change points (KCPA)", version="1", produces="change_points",
-    params=KCPA_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
+    replace(scale_param("the kernel sees"), stage="prepare"),
+    ParamSpec("cost", "float", 3000.0, low=0.0, high=1e6, step=0.5, log=True,
+              help="Penalty constant C of C v K/n (1 + ln(n/K)) (default 3000, chosen by "
+                   "measurement, docs/defaults.md; TCPDBench: 1, which cuts almost every sample). "
+                   "The costs grow with n and the penalty does not: longer series need more."),
+    ParamSpec("max_cp", "int", 10, low=1, high=10_000_000, step=1, aliases=("max",),
+              help="Largest number of change points L (default 10, measured; max = n - 1, "
+                   "TCPDBench's 'max'). The run time grows with it."),
+    ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES, stage="prepare",
     presets=(Preset("tcpdbench", {"scale": "zscore", "cost": 1.0, "max_cp": "max",
                                   "bandwidth": "sample", "seed": 8,
                                   "sample_kind": "rejection"},
@@ -279,8 +292,9 @@ register(DetectorSpec(
     description="Kernel change-point analysis: Gaussian-kernel segment scatter, the best "
                 "segmentation for every number of segments, chosen by Arlot et al.'s penalty "
                 "C v K/n (1 + ln(n/K)). Detects changes in any aspect of the distribution; "
-                "multivariate. Known limits: with TCPDBench's C = 1 almost every sample is a "
-                "change point; n x n memory.",
+                "multivariate. Default (version 2): C = 3000, at most 10 change points; "
+                "TCPDBench's C = 1, L = n (the preset tcpdbench) makes almost every sample a "
+                "change point. Known limits: the penalty does not scale with n; n x n memory.",
     enabled_by_default=False,
 ))
 register_multivariate("kcpa", _run)

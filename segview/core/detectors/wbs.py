@@ -22,6 +22,11 @@ how far they vary).
 Strength of a change point: its ``|CUSUM|`` (the standardised difference of means that chose it, in
 units of the scaled data's noise), the statistic WBS thresholds.
 
+Version 2's default considers ``Kmax = 4`` candidates (measured on the TCPD development sets among
+50 down to 3): with 50 the SSIC, which assumes independent noise, keeps all 50 on most autocorrelated
+benchmark series (issue 28's JMH rule: 303 of 350 series above 1 % of n; docs/defaults.md). Kmax 50
+(version 1's default) is the preset ``tcpdbench``, bit for bit.
+
 Index convention: 0-based index of the first sample of each new segment, the same number as R's
 change point (1-based last point of the left segment).
 """
@@ -234,9 +239,16 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     track = Track("|CUSUM| of each split", np.abs(res[:, 3]), x=res[:, 2].astype(np.float64))
     stats = {"criterion": params["criterion"], "ic": ic.tolist(), "candidates": cand.tolist(),
              "seed": params["seed"], "intervals": params["intervals"]}
+    if params["kmax"] == DEFAULT_KMAX:
+        notes = (*notes, f"at most {DEFAULT_KMAX} change points: wbs version 2's default "
+                         "(docs/defaults.md); version 1 considered 50 (the preset tcpdbench, bit "
+                         "for bit)")
     return DetectionResult("wbs", params, cps.astype(np.int64), tracks=(track,), stats=stats,
                            notes=notes, strengths=strengths, strength_label="|CUSUM|")
 
+
+#: version 2's default Kmax (measured on the 350 JMH and 12 TCPD series, docs/defaults.md)
+DEFAULT_KMAX = 4
 
 WBS_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("scale", "str", "zscore", choices=SCALE_MODES, stage="prepare",
@@ -252,9 +264,9 @@ WBS_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("criterion", "str", "ssic", choices=CRITERIA,
               help="Information criterion choosing the number of changes: ssic (k (ln n)^1.01, "
                    "the paper's and TCPDBench's), bic (k ln n) or mbic (Zhang & Siegmund)."),
-    ParamSpec("kmax", "int", 50, low=1, high=100_000, step=1,
+    ParamSpec("kmax", "int", DEFAULT_KMAX, low=1, high=100_000, step=1,
               help="Most change points considered (the candidates with the largest thresholds; "
-                   "TCPDBench: 50)."),
+                   "default 4, chosen by measurement, docs/defaults.md; TCPDBench: 50)."),
 )
 
 
@@ -276,7 +288,7 @@ def cost(n: int, p: Params) -> Cost:
 
 register(DetectorSpec(
     cost=cost,
-    name="wbs", label="Wild binary segmentation (WBS)", version="1", produces="change_points",
+    name="wbs", label="Wild binary segmentation (WBS)", version="2", produces="change_points",
     params=WBS_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "intervals": 5000, "criterion": "ssic",
                                   "kmax": 50},
@@ -286,8 +298,9 @@ register(DetectorSpec(
              "Fryzlewicz)",
     description="Changes in mean found by binary segmentation over the whole segment and M random "
                 "sub-intervals (integrated WBS), the number chosen by the strengthened Schwarz "
-                "criterion, on z-scored values. Strength: each change's |CUSUM|. Known limits: "
-                "random (the seed fixes it); assumes independent Gaussian noise, so autocorrelated "
-                "or trending series get many changes (Kmax caps them at 50).",
+                "criterion, on z-scored values, at most 4 (version 2; TCPDBench's 50 is the preset "
+                "tcpdbench). Strength: each change's |CUSUM|. Known limits: random (the seed "
+                "fixes it); assumes independent Gaussian noise, so autocorrelated or trending "
+                "series get as many changes as Kmax allows.",
     enabled_by_default=False,
 ))
