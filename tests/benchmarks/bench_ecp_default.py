@@ -1,0 +1,106 @@
+"""How ecp's default (version 2: ``kappa_search=end``) was chosen: docs/defaults.md, "ecp".
+
+    PYTHONPATH=. python tests/benchmarks/bench_ecp_default.py [--tcpd] [--timing N,...]
+        [--jmh CONFIG] [--stride K] [--reps 5]
+
+* ``--tcpd``: TCPDBench's F1 (margin 5) and cover, mean over the 12 univariate development sets,
+  locations as TCPDBench reports them, for every configuration in ``CONFIGS`` (the scoring of
+  ``bench_defaults_table.py``).
+* ``--timing``: CPU of ``segview.detect`` on the peer benchmark's series (z-scored mean shift at n/3,
+  variance change at 2n/3), old default (preset ``faithful``) against the candidates
+  (``_timing.measure``: interleaved repetitions, median and range, load average).
+* ``--jmh CONFIG``: the flood rule on the 350 JMH series (every ``--stride``-th): 90th percentile
+  and max of change points as % of n, series above 1 % (rule: p90 <= 1 %, max <= 2 %), the mean
+  number of change points and the CPU. One process; run it under ``nice``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import fmt, fmt_load, measure  # noqa: E402
+from bench_defaults import tcpd_family  # noqa: E402
+from bench_ecp_kcpa_peers import series  # noqa: E402
+
+import segview  # noqa: E402
+from segview.core.evaluation.tcpd_metrics import covering, f_measure  # noqa: E402
+from segview.core.io.detections import to_tcpdbench  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+#: the configurations compared (keyword arguments of segview.detect)
+CONFIGS: dict[str, dict] = {
+    "v1 (preset faithful: R search, stop_early)": {"preset": "faithful"},
+    "end, ecp-3.1.1 (truncated factor)": {"kappa_search": "end", "statistic": "ecp-3.1.1"},
+    "end, ecp-3.1.2 (exact factor)": {"kappa_search": "end", "statistic": "ecp-3.1.2"},
+    "default": {},
+}
+
+
+def tcpd() -> None:
+    fam = tcpd_family()
+    print(f"TCPD: {len(fam)} univariate development sets")
+    for name, kw in CONFIGS.items():
+        rows, t0 = [], time.process_time()
+        for _, y, ann in fam:
+            cps = to_tcpdbench(segview.detect(y, "ecp", **kw).change_points, len(y), "ecp")
+            rows.append((f_measure(ann, cps)[0], covering(ann, cps, len(y))))
+        f1, cover = np.mean(rows, axis=0)
+        print(f"  {name:45s} F1 {f1:.3f}  cover {cover:.3f}  "
+              f"({time.process_time() - t0:.1f} s CPU)", flush=True)
+
+
+def timing(ns: list[int], reps: int) -> None:
+    for n in ns:
+        y = series(n)
+        cases = {name: (lambda kw=kw: segview.detect(y, "ecp", scale="none", **kw))
+                 for name, kw in CONFIGS.items() if name != "default"}
+        if n > 3000:  # the R search: tens of seconds a run from 1e4 on
+            cases = {k: v for k, v in cases.items() if not k.startswith("v1")}
+        for f in cases.values():
+            f()  # compile / load the kernels outside the measurement
+        fig = measure(cases, reps=reps if n <= 10_000 else 1)
+        print(f"n={n}: {fmt_load(next(iter(fig.values())))}")
+        for name, f in fig.items():
+            cps = [int(c) for c in cases[name]().change_points]
+            print(f"  {name:45s} {fmt(f)}  {cps}", flush=True)
+
+
+def jmh(config: str, stride: int) -> None:
+    kw = CONFIGS[config]
+    paths = sorted((SHARED / "jmh" / "series").glob("*.json"))[::stride]
+    shares, counts, t0 = [], [], time.process_time()
+    for path in paths:
+        (s,) = segview.load(path)
+        k = len(segview.detect(s.values, "ecp", **kw).change_points)
+        counts.append(k)
+        shares.append(k / len(s.values))
+    a = 100 * np.array(shares)
+    print(f"JMH {config}: {len(a)} series (every {stride}th), p90 {np.percentile(a, 90):.2f} %, "
+          f"max {a.max():.2f} %, {int((a > 1).sum())} above 1 %, median {np.median(a):.2f} %, "
+          f"mean {np.mean(counts):.1f} change points; {time.process_time() - t0:.0f} s CPU")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tcpd", action="store_true")
+    ap.add_argument("--timing", default="")
+    ap.add_argument("--jmh", default=None, choices=tuple(CONFIGS))
+    ap.add_argument("--stride", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    if a.tcpd:
+        tcpd()
+    if a.timing:
+        timing([int(v) for v in a.timing.split(",")], a.reps)
+    if a.jmh:
+        jmh(a.jmh, a.stride)
+
+
+if __name__ == "__main__":
+    main()
