@@ -5,7 +5,9 @@
 
 * ``--tcpd``: TCPDBench's F1 (margin 5) and cover, mean over the 12 univariate development sets,
   locations as TCPDBench reports them, for every configuration in ``CONFIGS`` (the scoring of
-  ``bench_defaults_table.py``).
+  ``bench_defaults_table.py``). Version 1's change points are the preset tcpdbench's, whose scores
+  are TCPDBench's published ones (``tests/cli/test_tcpdbench_ecp_kcpa_cli.py``), so those are
+  printed instead of running it (``--with-v1`` runs it).
 * ``--timing``: CPU of ``segview.detect`` on the peer benchmark's series (z-scored mean shift at n/3,
   variance change at 2n/3), old default (preset ``faithful``) against the candidates
   (``_timing.measure``: interleaved repetitions, median and range, load average).
@@ -16,6 +18,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -42,10 +45,16 @@ CONFIGS: dict[str, dict] = {
 }
 
 
-def tcpd() -> None:
+def tcpd(with_v1: bool) -> None:
     fam = tcpd_family()
     print(f"TCPD: {len(fam)} univariate development sets")
+    pub = json.loads((SHARED / "tcpd" / "tcpdbench_default_all_methods.json").read_text())
+    f1 = np.mean([pub[name]["f1"]["ecp"] for name, _, _ in fam])
+    cover = np.mean([pub[name]["cover"]["ecp"] for name, _, _ in fam])
+    print(f"  {'TCPDBench published (= preset tcpdbench)':45s} F1 {f1:.3f}  cover {cover:.3f}")
     for name, kw in CONFIGS.items():
+        if name.startswith("v1") and not with_v1:
+            continue  # its change points are tcpdbench's (tests/cli/test_tcpdbench_ecp_kcpa_cli.py)
         rows, t0 = [], time.process_time()
         for _, y, ann in fam:
             cps = to_tcpdbench(segview.detect(y, "ecp", **kw).change_points, len(y), "ecp")
@@ -74,28 +83,33 @@ def timing(ns: list[int], reps: int) -> None:
 def jmh(config: str, stride: int) -> None:
     kw = CONFIGS[config]
     paths = sorted((SHARED / "jmh" / "series").glob("*.json"))[::stride]
-    shares, counts, t0 = [], [], time.process_time()
+    shares, counts, cpu = [], [], []
     for path in paths:
         (s,) = segview.load(path)
+        t0 = time.process_time()
         k = len(segview.detect(s.values, "ecp", **kw).change_points)
+        cpu.append(time.process_time() - t0)
         counts.append(k)
         shares.append(k / len(s.values))
     a = 100 * np.array(shares)
     print(f"JMH {config}: {len(a)} series (every {stride}th), p90 {np.percentile(a, 90):.2f} %, "
           f"max {a.max():.2f} %, {int((a > 1).sum())} above 1 %, median {np.median(a):.2f} %, "
-          f"mean {np.mean(counts):.1f} change points; {time.process_time() - t0:.0f} s CPU")
+          f"mean {np.mean(counts):.1f} change points; CPU a series median "
+          f"{np.median(cpu):.2f} s, p90 {np.percentile(cpu, 90):.2f} s, max {max(cpu):.2f} s, "
+          f"total {sum(cpu):.0f} s")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tcpd", action="store_true")
+    ap.add_argument("--with-v1", action="store_true", help="also run version 1 on TCPD (minutes)")
     ap.add_argument("--timing", default="")
     ap.add_argument("--jmh", default=None, choices=tuple(CONFIGS))
     ap.add_argument("--stride", type=int, default=1)
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
     if a.tcpd:
-        tcpd()
+        tcpd(a.with_v1)
     if a.timing:
         timing([int(v) for v in a.timing.split(",")], a.reps)
     if a.jmh:

@@ -1,23 +1,33 @@
 """E-Divisive with its permutation test, detector ``ecp`` (docs/algorithms/ecp.md).
 
 Matteson & James (2014): hierarchical divisive segmentation by the energy distance. For a segment,
-every first sample ``tau`` of a right part and every end ``kappa`` of it are tried; the split
-maximises ``tau (kappa - tau) / kappa`` times the empirical energy distance between
-``x[0:tau]`` and ``x[tau:kappa]`` (mean between-distance twice minus the two mean within-distances,
-distances raised to ``alpha``). The segment whose best split has the largest statistic is split
-next, if a permutation test finds the statistic significant: the samples are shuffled within every
-current segment ``R`` times, and the p-value is ``(1 + #{shuffles reaching the statistic}) /
-(R + 1)``. The search stops at the first p-value above ``sig_lvl``.
+candidate splits put the first sample of a right part at ``tau``; the split maximises ``tau
+(kappa - tau) / kappa`` times the empirical energy distance between ``x[0:tau]`` and
+``x[tau:kappa]`` (mean between-distance twice minus the two mean within-distances, distances raised
+to ``alpha``). The segment whose best split has the largest statistic is split next, if a
+permutation test finds the statistic significant: the samples are shuffled within every current
+segment ``R`` times, and the p-value is ``(1 + #{shuffles reaching the statistic}) / (R + 1)``. The
+search stops at the first p-value above ``sig_lvl``. Each change point's strength is the p-value
+of the test that accepted it (small = strong; the resolution is ``1 / (R + 1)``).
 
-This is R ``ecp`` 3.1.1's ``e.divisive`` as TCPDBench's default experiment calls it: data
-standardised by R's ``scale()``, ``sig.lvl = 0.05``, ``R = 199``, ``min.size = 30``, ``alpha = 1``,
-and 3.1.1's integer truncation of the scale factor. The shuffles use R's random stream
-(:mod:`._rrng`) from ``set.seed(seed)``, so a seed gives R's p-values exactly. TCPDBench set no seed:
-its published result is one draw of the test. On the development data sets only well_log's result
-depends on the draw (a twelfth change point at 574 with p just below or above 0.05); ``set.seed(4)``
-(the first of 1..12 that does; also 5-9 and 11) reproduces every published score, so it is the
-default. Each change point's strength is the p-value of the
-test that accepted it (small = strong; the resolution is ``1 / (R + 1)``).
+Two searches (``kappa_search``):
+
+* ``end`` (version 2's default, docs/defaults.md "ecp"): ``kappa`` is the segment's end, as in
+  MongoDB's signal-processing-algorithms and Apache Otava. For one column and ``alpha = 1`` every
+  search, and so every permutation, is O(m log m) (a Fenwick tree over the ranks,
+  :mod:`._ecp_kernels`); otherwise O(m^2). The exact factor (``statistic = ecp-3.1.2``). About
+  0.1 s of CPU on 3,000 samples with two changes.
+* ``all``: every ``(tau, kappa)``, R ``ecp`` 3.1.1's ``e.divisive`` as TCPDBench's default
+  experiment calls it (presets ``tcpdbench`` and ``faithful``, the latter version 1's default bit
+  for bit): data standardised by R's ``scale()``, ``sig.lvl = 0.05``, ``R = 199``, ``min.size =
+  30``, ``alpha = 1``, and 3.1.1's integer truncation of the scale factor. O(m^2) per search:
+  seconds on 3,000 samples.
+
+Both draw the shuffles from R's random stream (:mod:`._rrng`) from ``set.seed(seed)``, so with
+``all`` a seed gives R's p-values exactly. TCPDBench set no seed: its published result is one draw
+of the test. On the development data sets only well_log's result depends on the draw (a twelfth
+change point at 574 with p just below or above 0.05); ``set.seed(4)`` (the first of 1..12 that
+does; also 5-9 and 11) reproduces every published score, so it is the default.
 
 Index convention: 0-based index of the first sample of each new segment (R's estimates minus 1,
 which is also what TCPDBench reports for this method).
@@ -31,7 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..context import RunContext
-from ..errors import InputError
+from ..errors import ParameterError
 from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register, register_multivariate
@@ -66,8 +76,8 @@ def e_divisive(X: NDArray[np.float64], sig_lvl: float = 0.05, R: int = 199, min_
     part runs to the segment's end, as MongoDB's signal-processing-algorithms and Apache Otava
     search; O(m log m) per search for one column and alpha = 1). Both draw R's random stream."""
     if kappa_search not in KAPPA_SEARCHES:
-        raise InputError(f"ecp: kappa_search must be one of {', '.join(KAPPA_SEARCHES)}, "
-                         f"not {kappa_search!r}")
+        raise ParameterError("kappa_search", f"must be one of {', '.join(KAPPA_SEARCHES)}, "
+                             f"not {kappa_search!r}", "ecp")
     X = np.ascontiguousarray(X, dtype=np.float64)
     n = X.shape[0]
     st = _rr.seed_state(seed)
@@ -199,9 +209,10 @@ ECP_PARAMS: tuple[ParamSpec, ...] = (
                    "second on 3,000 samples. all: also every earlier end of the right part "
                    "(Matteson & James, R ecp; O(n^2) per search, seconds at 3,000 samples; the "
                    "presets tcpdbench and faithful)."),
-    ParamSpec("statistic", "str", "ecp-3.1.1", choices=STATISTIC_RULES,
-              help="ecp-3.1.1: the scale factor tau (kappa - tau) / kappa truncated to an integer "
-                   "(the version TCPDBench pins); ecp-3.1.2: the exact factor (the later fix)."),
+    ParamSpec("statistic", "str", "ecp-3.1.2", choices=STATISTIC_RULES,
+              help="ecp-3.1.2 (version 2's default): the exact scale factor tau (kappa - tau) / "
+                   "kappa (R ecp's later fix); ecp-3.1.1: the factor truncated to an integer (the "
+                   "version TCPDBench pins; the presets)."),
 )
 
 
@@ -210,14 +221,32 @@ def _min_length(p: Params) -> int:
 
 
 def cost(n: int, p: Params) -> Cost:
-    """Time and memory of a run (read by segview.core.limits): each test runs the quadratic split
-    search on the whole series R + 1 times, and about one test per change point plus one."""
+    """Time and memory of one permutation test (read by segview.core.limits); a run makes one
+    test per change point plus one. Calibrated on measured CPU (docs/algorithms/ecp.md, 2,000-
+    3,000-point series, loaded machine), rounded up: ``kappa_search=all`` (R's quadratic search,
+    four running sums at once) about 0.12 steps per (permutation x n^2), so 0.15;
+    ``kappa_search=end`` with one column and alpha 1 (Fenwick) about 0.7 steps per (permutation x
+    n log2 n) at 3,000 to 10,000 points and more at 1e5 (cache misses), so 1.5; ``end`` otherwise
+    (every distance once per permutation): n^2 / 2 distances, 0.3 steps each plus 0.1 per column,
+    3 steps when alpha is neither 1 nor 2 (a power per distance)."""
     R = int(p.get("permutations", 199))
-    steps = 8.0 * (R + 1) * float(n) * n
+    alpha = float(p.get("alpha", 1.0))
+    power = 0.0 if alpha in (1.0, 2.0) else 3.0
+    nn = float(n)
+    if p.get("kappa_search", "end") == "all":
+        steps = (0.15 + power) * (R + 1) * nn * nn
+        how = "a quadratic search"
+    elif alpha == 1.0:  # the Fenwick search; the declaration sees the length only, and a
+        # multivariate series takes the quadratic sums (about n / (4 log2 n) times this)
+        steps = 1.5 * (R + 1) * nn * max(1.0, math.log2(max(nn, 2.0)))
+        how = "an n log n search"
+    else:
+        steps = (0.4 + power) * (R + 1) * nn * nn / 2.0
+        how = "a quadratic search (alpha != 1)"
     return Cost.of_steps(steps, 64.0 * n,
-                         f"E-Divisive's permutation test repeats a quadratic search "
-                         f"permutations + 1 = {R + 1} times per change point: {n} samples are about "
-                         f"{steps:.0e} steps per change point")
+                         f"E-Divisive's permutation test repeats {how} permutations + 1 = "
+                         f"{R + 1} times per change point: {n} samples are about "
+                         f"{steps / 1e8:.0f} s of CPU per change point")
 
 
 register(DetectorSpec(
