@@ -222,13 +222,12 @@ def _min_length(p: Params) -> int:
 
 def cost(n: int, p: Params) -> Cost:
     """Time and memory of one permutation test (read by segview.core.limits); a run makes one
-    test per change point plus one. Calibrated on measured CPU (docs/algorithms/ecp.md, 2,000-
-    3,000-point series, loaded machine), rounded up: ``kappa_search=all`` (R's quadratic search,
-    four running sums at once) about 0.12 steps per (permutation x n^2), so 0.15;
-    ``kappa_search=end`` with one column and alpha 1 (Fenwick) about 0.7 steps per (permutation x
-    n log2 n) at 3,000 to 10,000 points and more at 1e5 (cache misses), so 1.5; ``end`` otherwise
-    (every distance once per permutation): n^2 / 2 distances, 0.3 steps each plus 0.1 per column,
-    3 steps when alpha is neither 1 nor 2 (a power per distance)."""
+    test per change point plus one. Calibrated on measured CPU (docs/algorithms/ecp.md, loaded
+    machine), rounded up: ``kappa_search=all`` (R's quadratic search) 0.14 steps per (search x
+    n^2) at 3,000 points, so 0.15; ``end`` with one column and alpha 1 (Fenwick) 0.6-0.7 steps
+    per (search x n log2 n) at 3,000-10,000 points and 1.7 at 1e5 (cache misses), so 2;
+    ``end`` otherwise (every distance once per search): n^2 / 2 distances, 0.3 steps each plus
+    0.1 per column, 3 more when alpha is neither 1 nor 2 (a power per distance)."""
     R = int(p.get("permutations", 199))
     alpha = float(p.get("alpha", 1.0))
     power = 0.0 if alpha in (1.0, 2.0) else 3.0
@@ -238,7 +237,7 @@ def cost(n: int, p: Params) -> Cost:
         how = "a quadratic search"
     elif alpha == 1.0:  # the Fenwick search; the declaration sees the length only, and a
         # multivariate series takes the quadratic sums (about n / (4 log2 n) times this)
-        steps = 1.5 * (R + 1) * nn * max(1.0, math.log2(max(nn, 2.0)))
+        steps = 2.0 * (R + 1) * nn * max(1.0, math.log2(max(nn, 2.0)))
         how = "an n log n search"
     else:
         steps = (0.4 + power) * (R + 1) * nn * nn / 2.0
