@@ -11,9 +11,10 @@
 * ``--timing``: CPU of ``segview.detect`` on the peer benchmark's series (z-scored mean shift at n/3,
   variance change at 2n/3), old default (preset ``faithful``) against the candidates
   (``_timing.measure``: interleaved repetitions, median and range, load average).
-* ``--jmh CONFIG``: the flood rule on the 350 JMH series (every ``--stride``-th): 90th percentile
-  and max of change points as % of n, series above 1 % (rule: p90 <= 1 %, max <= 2 %), the mean
-  number of change points and the CPU. One process; run it under ``nice``.
+* ``--jmh CONFIG [--part i/k]``: the flood rule on the 350 JMH series (every ``--stride``-th; the
+  i-th of k shares), one line per series; ``--jmh-summary FILE...`` then gives the 90th percentile
+  and max of change points as % of n, the series above 1 % (rule: p90 <= 1 %, max <= 2 %), the
+  mean number of change points and the CPU per series. Run the parts under ``nice``.
 """
 from __future__ import annotations
 
@@ -80,23 +81,34 @@ def timing(ns: list[int], reps: int) -> None:
             print(f"  {name:45s} {fmt(f)}  {cps}", flush=True)
 
 
-def jmh(config: str, stride: int) -> None:
+def jmh(config: str, stride: int, part: str = "1/1") -> None:
+    """The flood figures; ``part`` "i/k": only the i-th of k interleaved shares of the series (run
+    k processes, then ``--jmh-summary`` on their outputs). One line per series as it finishes."""
     kw = CONFIGS[config]
+    i, k = (int(v) for v in part.split("/"))
     paths = sorted((SHARED / "jmh" / "series").glob("*.json"))[::stride]
-    shares, counts, cpu = [], [], []
+    # every 7th series first, then the rest: a run stopped early still covers the whole set
+    paths = [paths[j] for r in range(7) for j in range(r, len(paths), 7)][i - 1::k]
     for path in paths:
         (s,) = segview.load(path)
         t0 = time.process_time()
-        k = len(segview.detect(s.values, "ecp", **kw).change_points)
-        cpu.append(time.process_time() - t0)
-        counts.append(k)
-        shares.append(k / len(s.values))
-    a = 100 * np.array(shares)
-    print(f"JMH {config}: {len(a)} series (every {stride}th), p90 {np.percentile(a, 90):.2f} %, "
-          f"max {a.max():.2f} %, {int((a > 1).sum())} above 1 %, median {np.median(a):.2f} %, "
-          f"mean {np.mean(counts):.1f} change points; CPU a series median "
-          f"{np.median(cpu):.2f} s, p90 {np.percentile(cpu, 90):.2f} s, max {max(cpu):.2f} s, "
-          f"total {sum(cpu):.0f} s")
+        cps = len(segview.detect(s.values, "ecp", **kw).change_points)
+        print(f"series {path.stem} n {len(s.values)} cps {cps} cpu {time.process_time() - t0:.3f}",
+              flush=True)
+
+
+def jmh_summary(files: list[str]) -> None:
+    rows = [line.split() for f in files for line in Path(f).read_text().splitlines()
+            if line.startswith("series ")]
+    n = np.array([int(r[3]) for r in rows])
+    counts = np.array([int(r[5]) for r in rows])
+    cpu = np.array([float(r[7]) for r in rows])
+    a = 100 * counts / n
+    print(f"JMH: {len(a)} series, p90 {np.percentile(a, 90):.2f} %, max {a.max():.2f} %, "
+          f"{int((a > 1).sum())} above 1 %, median {np.median(a):.2f} %, mean "
+          f"{counts.mean():.1f} change points (max {counts.max()}); CPU a series median "
+          f"{np.median(cpu):.2f} s, p90 {np.percentile(cpu, 90):.2f} s, max {cpu.max():.2f} s, "
+          f"{int((cpu > 1).sum())} above 1 s, total {cpu.sum():.0f} s")
 
 
 def main() -> None:
@@ -106,6 +118,8 @@ def main() -> None:
     ap.add_argument("--timing", default="")
     ap.add_argument("--jmh", default=None, choices=tuple(CONFIGS))
     ap.add_argument("--stride", type=int, default=1)
+    ap.add_argument("--part", default="1/1")
+    ap.add_argument("--jmh-summary", nargs="*", default=None)
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
     if a.tcpd:
@@ -113,7 +127,9 @@ def main() -> None:
     if a.timing:
         timing([int(v) for v in a.timing.split(",")], a.reps)
     if a.jmh:
-        jmh(a.jmh, a.stride)
+        jmh(a.jmh, a.stride, a.part)
+    if a.jmh_summary:
+        jmh_summary(a.jmh_summary)
 
 
 if __name__ == "__main__":
