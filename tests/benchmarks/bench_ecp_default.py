@@ -42,6 +42,7 @@ CONFIGS: dict[str, dict] = {
     "v1 (preset faithful: R search, stop_early)": {"preset": "faithful"},
     "end, ecp-3.1.1 (truncated factor)": {"kappa_search": "end", "statistic": "ecp-3.1.1"},
     "end, ecp-3.1.2 (exact factor)": {"kappa_search": "end", "statistic": "ecp-3.1.2"},
+    "end, exact factor, min_size 30 only": {"min_size_share": 0.0},
     "default": {},
 }
 

@@ -229,3 +229,31 @@ def test_cancellation_is_seen_between_blocks_of_permutations():
     with pytest.raises(Cancelled):
         E.e_divisive(X, R=199, seed=1, ctx=RunContext(flag), kappa_search="end")
     assert flag.looks == 3
+
+
+def test_min_size_share_caps_the_change_points_below_two_percent_of_n():
+    """Version 2's default smallest segment is n / 60 (docs/defaults.md): a 3,000-sample series of
+    alternating 30-sample bursts, which min_size 30 alone cuts at (nearly) every burst, gets at most
+    59 change points, each segment at least 50 samples long; the note says why."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    level = np.where((np.arange(n) // 30) % 2 == 0, 0.0, 6.0)
+    y = level + rng.normal(0.0, 1.0, n)
+    only30 = segview.detect(y, "ecp", min_size_share=0.0)
+    res = segview.detect(y, "ecp")
+    assert only30.change_points.size > 59          # the flood the share prevents
+    assert res.change_points.size <= 59
+    edges = np.concatenate([[0], res.change_points, [n]])
+    assert np.diff(edges).min() >= 50
+    assert any("min_size_share" in note for note in res.notes)
+    # short series: the share is below min_size, nothing changes and no note
+    short = segview.detect(y[:1200], "ecp")
+    assert short.change_points.tolist() == segview.detect(
+        y[:1200], "ecp", min_size_share=0.0).change_points.tolist()
+    assert not any("min_size_share" in note for note in short.notes)
+
+
+def test_presets_keep_min_size_alone():
+    spec = registry.get("ecp")
+    for preset in spec.presets:
+        assert preset.values["min_size_share"] == 0.0

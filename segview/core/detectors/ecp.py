@@ -55,6 +55,8 @@ else:  # listing detectors imports no numba
     _ek = lazy_module("._ecp_kernels", __package__)
 
 STATISTIC_RULES = ("ecp-3.1.1", "ecp-3.1.2")
+#: version 2's default smallest segment as a share of n (docs/defaults.md, the JMH flood rule)
+MIN_SIZE_SHARE = 1.0 / 60.0
 #: "all": every end kappa of the right part (R, Matteson & James); "end": kappa = the segment's end
 KAPPA_SEARCHES = ("all", "end")
 
@@ -156,9 +158,21 @@ def _perm_test_end(X, bounds, min_size, alpha, trunc, obs, R, st, rejection, fas
     return over, done
 
 
+def effective_min_size(n: int, params: Params) -> int:
+    """The smallest segment a run allows: ``min_size``, or ``ceil(min_size_share * n)`` if larger
+    (version 2's default share 1/60 caps a series at 59 change points, under 2 % of its length)."""
+    share = float(params.get("min_size_share", 0.0))
+    return max(int(params["min_size"]), math.ceil(share * n - 1e-9) if share > 0 else 0)
+
+
 def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> DetectionResult:
     X, notes = scaled_input(values, params)
-    out = e_divisive(X, params["sig_lvl"], params["permutations"], params["min_size"],
+    min_size = effective_min_size(X.shape[0], params)
+    if min_size > params["min_size"]:
+        notes += (f"min_size_share={params['min_size_share']:g}: segments of at least "
+                  f"{min_size} samples on {X.shape[0]} (min_size {params['min_size']}), so at "
+                  f"most {X.shape[0] // min_size - 1} change points (docs/defaults.md)",)
+    out = e_divisive(X, params["sig_lvl"], params["permutations"], min_size,
                      params["alpha"], params["seed"], params["sample_kind"],
                      params["statistic"] == "ecp-3.1.1", ctx, params["stop_early"],
                      params["kappa_search"])
@@ -190,6 +204,11 @@ ECP_PARAMS: tuple[ParamSpec, ...] = (
                    "run time grows with it."),
     ParamSpec("min_size", "int", 30, low=2, high=100_000, step=1, unit="samples",
               help="Smallest segment (R's min.size)."),
+    ParamSpec("min_size_share", "float", MIN_SIZE_SHARE, low=0.0, high=0.5, step=0.001,
+              help="Smallest segment as a share of the series (version 2's default 1/60: at most "
+                   "59 change points, under 2 % of n; 0: min_size alone, as R and the presets). "
+                   "Periodic bursts in benchmark data otherwise make a change point every "
+                   "min_size samples."),
     ParamSpec("alpha", "float", 1.0, low=0.01, high=2.0, step=0.1,
               help="Exponent of the distances, in (0, 2] (1: changes in any aspect of the "
                    "distribution; 2: in the mean only)."),
@@ -255,13 +274,15 @@ register(DetectorSpec(
     presets=(Preset("tcpdbench", {"scale": "zscore", "sig_lvl": 0.05, "permutations": 199,
                                   "min_size": 30, "alpha": 1.0, "seed": 4,
                                   "sample_kind": "rejection", "statistic": "ecp-3.1.1",
-                                  "stop_early": False, "kappa_search": "all"},
+                                  "stop_early": False, "kappa_search": "all",
+                                  "min_size_share": 0.0},
                     help="TCPDBench default experiment: R scale(), ecp 3.1.1 e.divisive, "
                          "sig.lvl 0.05, R = 199, min.size 30, alpha 1"),
              Preset("faithful", {"scale": "zscore", "sig_lvl": 0.05, "permutations": 199,
                                  "min_size": 30, "alpha": 1.0, "seed": 4,
                                  "sample_kind": "rejection", "statistic": "ecp-3.1.1",
-                                 "stop_early": True, "kappa_search": "all"},
+                                 "stop_early": True, "kappa_search": "all",
+                                 "min_size_share": 0.0},
                     help="Version 1's default, bit for bit: R's search over every (tau, kappa) "
                          "(tcpdbench's change points and p-values; the rejected last test stops "
                          "early)"),),
