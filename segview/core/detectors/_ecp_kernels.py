@@ -357,3 +357,224 @@ def perm_test(X, bounds, min_size, alpha, trunc, obs, R, st, rejection, flat,
                 over += 1
                 break
     return over, done
+
+
+# --- kappa = end: the right part always runs to the segment's end (kappa_search="end") ---
+#
+# For a segment of m samples in their current order, let ``dl[t]`` be the sum of the distances
+# from sample t to the samples before it and ``dr[t]`` to the samples after it. With the left part
+# ``[0, tau)`` and the right part ``[tau, m)``: the within-left sum (pairs) is ``WL = sum_{t<tau}
+# dl[t]``, the within-right sum ``WR = sum_{t>=tau} dr[t]``, and the between sum follows from
+# ``SL = sum_{t<tau} (dl[t] + dr[t]) = 2 WL + AB`` (or ``SR = 2 WR + AB``): every statistic of the
+# segment comes from two running sums of nonnegative terms. ``dl`` and ``dr`` cost O(m^2) distances
+# in general (:func:`_direct_sums`); for one column and alpha = 1, ``|x_t - x_i|`` summed over the
+# samples before t is ``x_t c_lt - s_lt + s_gt - x_t c_gt`` (counts and sums of the smaller and the
+# larger ones), read from a Fenwick tree over the ranks in O(log m) (:func:`_fenwick_pass`), so a
+# whole search, and each permutation, is O(m log m).
+
+
+@njit(nogil=True, cache=True)
+def _fenwick_pass(x, rank, ps, m, dl, dr, cnt, sm):  # pragma: no cover (compiled)
+    """``dl[t]``, ``dr[t]``: the sums of ``|x_t - x_i|`` over the samples i before and after t, in
+    one pass of O(m log m). A Fenwick tree over ``rank`` (a permutation of 0..m-1 that sorts
+    ``x``; equal values may take any order among themselves) holds the count and the sum of the
+    values before t that rank below t; the samples after t that rank below t are the rest of the
+    ``rank[t]`` smallest, whose sum ``ps[rank[t]]`` (``ps``: prefix sums of the sorted values, the
+    same for every permutation of the segment) minus the tree's. ``x`` is centred (the segment's
+    median subtracted) so that the sums of values stay small beside the distances. ``cnt``, ``sm``:
+    scratch of length >= m + 1."""
+    for i in range(m + 1):
+        cnt[i] = 0
+        sm[i] = 0.0
+    tot = 0.0
+    top = ps[m]
+    for t in range(m):
+        r = rank[t]
+        s = x[t]
+        c_lt = 0
+        s_lt = 0.0
+        i = r
+        while i > 0:
+            c_lt += cnt[i]
+            s_lt += sm[i]
+            i -= i & (-i)
+        c_gt = t - c_lt
+        s_gt = tot - s_lt
+        dl[t] = (s * c_lt - s_lt) + (s_gt - s * c_gt)
+        a_lt = r - c_lt
+        a_gt = (m - 1 - r) - c_gt
+        dr[t] = (s * a_lt - (ps[r] - s_lt)) + ((top - ps[r + 1] - s_gt) - s * a_gt)
+        i = r + 1
+        while i <= m:
+            cnt[i] += 1
+            sm[i] += s
+            i += i & (-i)
+        tot += s
+
+
+@njit(nogil=True, cache=True)
+def _direct_sums(X, m, alpha, dl, dr):  # pragma: no cover (compiled)
+    """``dl``, ``dr`` of rows ``0..m-1`` of ``X`` from every distance (R's ``dist(X)^alpha``):
+    O(m^2), for several columns or alpha != 1."""
+    for t in range(m):
+        dr[t] = 0.0
+    for t in range(m):
+        s = 0.0
+        for i in range(t):
+            v = _dist(X, t, i, alpha)
+            s += v
+            dr[i] += v
+        dl[t] = s
+
+
+@njit(nogil=True, cache=True)
+def _end_best(dl, dr, m, min_size, trunc, WR, SR, stop):  # pragma: no cover (compiled)
+    """``(tau, statistic)`` of the best split with kappa = m (the first best; ``-1, -inf`` when
+    m < 2 min_size), from :func:`_direct_sums`' or :func:`_fenwick_pass`'s ``dl``, ``dr``.
+    ``stop`` < inf: ``(-2, stop)`` as soon as a statistic reaches it. The statistic is R's
+    (``_stat`` with t1 = tau, t2 = m); the between sum is taken from the smaller part's side
+    (``SL - 2 WL`` while the left part is the smaller, else ``SR - 2 WR``), where the subtraction
+    loses at most about one bit. ``WR``, ``SR``: scratch of length >= m + 1."""
+    if m < 2 * min_size:
+        return -1, -np.inf
+    WR[m] = 0.0
+    SR[m] = 0.0
+    for t in range(m - 1, -1, -1):
+        WR[t] = WR[t + 1] + dr[t]
+        SR[t] = SR[t + 1] + (dl[t] + dr[t])
+    WL = 0.0
+    SL = 0.0
+    best = -np.inf
+    best_t = -1
+    for t in range(m - min_size):
+        WL += dl[t]
+        SL += dl[t] + dr[t]
+        a = t + 1
+        if a < min_size:
+            continue
+        b = m - a
+        if a <= b:
+            ab = SL - 2.0 * WL
+        else:
+            ab = SR[a] - 2.0 * WR[a]
+        v = _stat(a, m, 2.0 * WL / ((a - 1) * a), WR[a], ab, trunc)
+        if v >= stop:
+            return -2, stop
+        if v > best:
+            best = v
+            best_t = a
+    return best_t, best
+
+
+@njit(nogil=True, cache=True)
+def end_prepare(X, bounds, fast):  # pragma: no cover (compiled)
+    """Per segment ``c`` = rows ``[a, b) = [bounds[c], bounds[c + 1])``, for the Fenwick search
+    (``fast``: one column, alpha = 1): ``xc[a:b]`` = the values minus the segment's median,
+    ``rk[a:b]`` = each sample's rank within its segment (stable order), ``ps[a + c : b + c + 1]``
+    = the prefix sums of the segment's sorted ``xc`` (none of them changes when the segment is
+    permuted, except ``xc`` and ``rk``, which move with the rows). Empty arrays when not
+    ``fast``."""
+    n = X.shape[0]
+    if not fast:
+        return np.empty(0), np.empty(0, dtype=np.int64), np.empty(0)
+    K = bounds.size - 1
+    xc = np.empty(n)
+    rk = np.empty(n, dtype=np.int64)
+    ps = np.empty(n + K)
+    for c in range(K):
+        a = bounds[c]
+        b = bounds[c + 1]
+        seg = X[a:b, 0].copy()
+        order = np.argsort(seg, kind="mergesort")
+        med = seg[order[(b - a) // 2]]
+        acc = 0.0
+        ps[a + c] = 0.0
+        for k in range(b - a):
+            rk[a + order[k]] = k
+            xc[a + k] = seg[k] - med
+            acc += seg[order[k]] - med
+            ps[a + c + k + 1] = acc
+    return xc, rk, ps
+
+
+@njit(nogil=True, cache=True)
+def _end_scan(X, xc, rk, ps, c, a, m, min_size, alpha, trunc, fast, stop, dl, dr, WR, SR, cnt,
+              sm):  # pragma: no cover (compiled)
+    """The kappa = end search of segment ``c``, rows ``a .. a + m - 1`` (``xc``, ``rk``, ``ps``:
+    :func:`end_prepare`, ``xc`` and ``rk`` in the rows' current order)."""
+    if m < 2 * min_size:
+        return -1, -np.inf
+    if fast:
+        _fenwick_pass(xc[a:a + m], rk[a:a + m], ps[a + c:a + c + m + 1], m, dl, dr, cnt, sm)
+    else:
+        _direct_sums(X[a:a + m], m, alpha, dl, dr)
+    return _end_best(dl, dr, m, min_size, trunc, WR, SR, stop)
+
+
+@njit(nogil=True, cache=True)
+def split_segment_end(X, start, end, min_size, alpha, trunc, fast):  # pragma: no cover (compiled)
+    """``(location, statistic)`` of the best split of rows ``start..end - 1`` with kappa = the
+    segment's end (0-based first sample of the right part; -1 when too short). ``fast``: one
+    column, alpha = 1 and finite values (the O(m log m) Fenwick search), else O(m^2)."""
+    m = end - start
+    bounds = np.array([start, end], dtype=np.int64)
+    xc, rk, ps = end_prepare(X, bounds, fast)
+    dl = np.empty(m)
+    dr = np.empty(m)
+    WR = np.empty(m + 1)
+    SR = np.empty(m + 1)
+    cnt = np.empty(m + 1, dtype=np.int64)
+    sm = np.empty(m + 1)
+    t, v = _end_scan(X, xc, rk, ps, 0, start, m, min_size, alpha, trunc, fast, np.inf, dl, dr, WR,
+                     SR, cnt, sm)
+    if t < 0:
+        return -1, v
+    return start + t, v
+
+
+@njit(nogil=True, cache=True)
+def perm_test_end(X, xc, rk, ps, bounds, min_size, alpha, trunc, obs, R, st, rejection, fast,
+                  stop_at):  # pragma: no cover (compiled)
+    """:func:`perm_test` for the kappa = end search: ``(over, done)`` of ``R`` permutations
+    drawn from R's stream ``st`` (each cluster permuted with R's ``sample()``, all before the
+    search, as in :func:`perm_test`); ``xc``, ``rk``, ``ps``: :func:`end_prepare` of ``X`` (``xc``
+    and ``rk`` are permuted along with the rows)."""
+    n = X.shape[0]
+    fast = fast and xc.size == n
+    Xp = np.empty_like(X)
+    xp = np.empty(n)
+    rp = np.empty(n, dtype=np.int64)
+    pool = np.empty(n, dtype=np.int64)
+    draw = np.empty(n, dtype=np.int64)
+    dl = np.empty(n)
+    dr = np.empty(n)
+    WR = np.empty(n + 1)
+    SR = np.empty(n + 1)
+    cnt = np.empty(n + 1, dtype=np.int64)
+    sm = np.empty(n + 1)
+    K = bounds.size - 1
+    over = 0
+    done = 0
+    while done < R and over < stop_at:
+        done += 1
+        for c in range(K):
+            a = bounds[c]
+            m = bounds[c + 1] - a
+            sample_into(st, m, m, rejection, pool, draw)
+            if fast:
+                for i in range(m):
+                    xp[a + i] = xc[a + draw[i]]
+                    rp[a + i] = rk[a + draw[i]]
+            else:
+                for i in range(m):
+                    for j in range(X.shape[1]):
+                        Xp[a + i, j] = X[a + draw[i], j]
+        for c in range(K):
+            a = bounds[c]
+            m = bounds[c + 1] - a
+            t, v = _end_scan(Xp, xp, rp, ps, c, a, m, min_size, alpha, trunc, fast, obs, dl, dr, WR,
+                             SR, cnt, sm)
+            if t == -2:
+                over += 1
+                break
+    return over, done

@@ -55,24 +55,45 @@ def seed_state(seed: int) -> NDArray[np.uint32]:
 
 
 @njit(nogil=True, cache=True)
-def _next32(st):  # pragma: no cover (compiled)
-    mti = np.int64(st[0])
-    if mti >= _N:
-        for kk in range(_N - _M):
-            y = (st[1 + kk] & _UPPER) | (st[2 + kk] & _LOWER)
-            st[1 + kk] = st[1 + kk + _M] ^ (y >> np.uint32(1)) ^ (_MATRIX_A * (y & np.uint32(1)))
-        for kk in range(_N - _M, _N - 1):
-            y = (st[1 + kk] & _UPPER) | (st[2 + kk] & _LOWER)
-            st[1 + kk] = (st[1 + kk + _M - _N] ^ (y >> np.uint32(1))
-                          ^ (_MATRIX_A * (y & np.uint32(1))))
-        y = (st[_N] & _UPPER) | (st[1] & _LOWER)
-        st[_N] = st[_M] ^ (y >> np.uint32(1)) ^ (_MATRIX_A * (y & np.uint32(1)))
-        mti = 0
-    y = st[1 + mti]
+def _regenerate(st):  # pragma: no cover (compiled)
+    """MT19937's next 624-word block, in place (``st[1:]``)."""
+    for kk in range(_N - _M):
+        y = (st[1 + kk] & _UPPER) | (st[2 + kk] & _LOWER)
+        st[1 + kk] = st[1 + kk + _M] ^ (y >> np.uint32(1)) ^ (_MATRIX_A * (y & np.uint32(1)))
+    for kk in range(_N - _M, _N - 1):
+        y = (st[1 + kk] & _UPPER) | (st[2 + kk] & _LOWER)
+        st[1 + kk] = (st[1 + kk + _M - _N] ^ (y >> np.uint32(1))
+                      ^ (_MATRIX_A * (y & np.uint32(1))))
+    y = (st[_N] & _UPPER) | (st[1] & _LOWER)
+    st[_N] = st[_M] ^ (y >> np.uint32(1)) ^ (_MATRIX_A * (y & np.uint32(1)))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _temper(y):  # pragma: no cover (compiled)
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
     y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
     y ^= y >> np.uint32(18)
+    return y
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _fixup(v):  # pragma: no cover (compiled)
+    """R's fixup of ``unif_rand()``: a value of 0 or 1 moved inside (0, 1)."""
+    if v <= 0.0:
+        return 0.5 * _I2_32M1
+    if 1.0 - v <= 0.0:
+        return 1.0 - 0.5 * _I2_32M1
+    return v
+
+
+@njit(nogil=True, cache=True)
+def _next32(st):  # pragma: no cover (compiled)
+    mti = np.int64(st[0])
+    if mti >= _N:
+        _regenerate(st)
+        mti = 0
+    y = _temper(st[1 + mti])
     st[0] = np.uint32(mti + 1)
     return y
 
@@ -80,12 +101,7 @@ def _next32(st):  # pragma: no cover (compiled)
 @njit(nogil=True, cache=True)
 def unif_rand(st):  # pragma: no cover (compiled)
     """R's ``unif_rand()``: the next uniform in (0, 1)."""
-    v = np.float64(_next32(st)) * _TWO_M32
-    if v <= 0.0:
-        return 0.5 * _I2_32M1
-    if 1.0 - v <= 0.0:
-        return 1.0 - 0.5 * _I2_32M1
-    return v
+    return _fixup(np.float64(_next32(st)) * _TWO_M32)
 
 
 @njit(nogil=True, cache=True)
@@ -108,10 +124,42 @@ def unif_index(st, m, rejection):  # pragma: no cover (compiled)
 
 
 @njit(nogil=True, cache=True)
+def _sample_rejection(st, k, left, pool, out):  # pragma: no cover (compiled)
+    """The draws of :func:`sample_into` with ``R_unif_index``'s rejection sampling, the stream's
+    position kept in a local variable instead of ``st[0]`` between draws (written back at the
+    end): the same words in the same order as :func:`unif_index`, about twice as fast."""
+    mti = np.int64(st[0])
+    for i in range(k):
+        bits = np.int64(math.ceil(math.log2(left)))
+        mask = (np.int64(1) << bits) - 1
+        while True:
+            v = np.int64(0)
+            nb = 0
+            while nb <= bits:
+                if mti >= _N:
+                    _regenerate(st)
+                    mti = 0
+                u = _fixup(np.float64(_temper(st[1 + mti])) * _TWO_M32)
+                mti += 1
+                v = 65536 * v + np.int64(math.floor(u * 65536.0))
+                nb += 16
+            v = v & mask
+            if v < left:
+                break
+        out[i] = pool[v]
+        left -= 1
+        pool[v] = pool[left]
+    st[0] = np.uint32(mti)
+
+
+@njit(nogil=True, cache=True)
 def sample_into(st, m, k, rejection, pool, out):  # pragma: no cover (compiled)
     """``sample.int(m, k) - 1`` into ``out[:k]`` (0-based); ``pool`` is scratch of length >= m."""
     for i in range(m):
         pool[i] = i
+    if rejection:
+        _sample_rejection(st, k, m, pool, out)
+        return
     left = m
     for i in range(k):
         j = unif_index(st, left, rejection)
