@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import segview
+from segview.core.context import NULL_CONTEXT
 from segview.core.detectors._bocpd_kernels import bocpd
 from segview.core.io.detections import to_tcpdbench
 
@@ -29,7 +30,9 @@ def test_compiled_kernel_equals_plain_twin(d):
 
 def test_finds_mean_and_variance_changes_with_posterior_diagnostics():
     y = _series(1)
-    res = segview.detect(y, "bocpd")
+    default = list(segview.detect(y, "bocpd").change_points)  # version 2's default finds both
+    assert any(abs(c - 120) <= 2 for c in default) and any(abs(c - 200) <= 3 for c in default)
+    res = segview.detect(y, "bocpd", preset="tcpdbench")  # ocp's prior: the posterior figures
     cps = list(res.change_points)
     assert any(abs(c - 120) <= 2 for c in cps) and any(abs(c - 200) <= 3 for c in cps)
     assert res.strengths is not None and res.strengths.size == len(cps)
@@ -232,3 +235,26 @@ def test_a_fused_kernel_that_fails_to_compile_gives_the_per_step_result_with_a_n
     assert res.strengths.tobytes() == ref.strengths.tobytes()
     assert res.track("P(run < 5)").y.tobytes() == ref.track("P(run < 5)").y.tobytes()
     assert any("bocpd's fused kernel failed" in n for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize("minsep", [2, 7, 20])
+def test_min_separation_same_in_every_path_and_keeps_change_points_apart(minsep):
+    """R findCPprobs' minsep: the fused kernel, the compiled per-step path and the plain Python
+    twin agree bit for bit; on a spiky series (isolated outliers, which ocp's prior cuts out as
+    short segments) a minsep of 20 leaves fewer change points than minsep 1. It is no hard
+    spacing: as in R, when fewer than minsep run lengths are kept every start is eligible."""
+    from segview.core.detectors import _bocpd_kernels as K
+    rng = np.random.default_rng(8)
+    y = rng.normal(0.0, 1.0, 600)
+    y[rng.choice(600, 25, replace=False)] += 12.0
+    y[300:] += 3.0
+    y = (y - y.mean()) / y.std()
+    prior = (0.0, 1.0, 1.0, 1.0)
+    fused, _ = K.bocpd(y, 100, prior, minsep=minsep)
+    steps, _ = K._bocpd_steps(*K._arguments(y, 100, prior, 1e-4, 10_000, False, 10, 2, 5,
+                                            NULL_CONTEXT, minsep), compiled=True)
+    plain, _ = K.bocpd(y, 100, prior, minsep=minsep, compiled=False)
+    assert list(fused) == list(steps) == list(plain)
+    one, _ = K.bocpd(y, 100, prior)
+    if minsep == 20:
+        assert len(fused) < len(one)

@@ -27,7 +27,7 @@ BLOCK = 256
 
 def bocpd_fused(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64],
                  elg: NDArray[np.float64], trunc: float, max_len: int, keep_posterior: bool,
-                 lo: int, hi: int, short_run: int, ctx: RunContext
+                 lo: int, hi: int, short_run: int, ctx: RunContext, minsep: int = 1
                  ) -> tuple[NDArray[np.int64], Diagnostics] | None:
     """:func:`bocpd` with the whole time loop in :func:`_fused_block`, :data:`BLOCK` steps per
     call with ``ctx.check()`` between. None when a long double sum met a summand the emulation
@@ -60,7 +60,7 @@ def bocpd_fused(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64]
         t1 = min(n + 1, t0 + BLOCK)
         L = _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior_arr, elg, tab, R, logR, temp,
                          mu, beta, probmaxes, parent, map_run, p_short, lag_mass, kept,
-                         short_run, lo, hi, post)
+                         short_run, lo, hi, post, int(minsep))
         if L < 0:
             return None
         if keep_posterior:
@@ -96,7 +96,7 @@ def _tables(prior, tab):  # pragma: no cover (compiled)
 @njit(nogil=True, cache=True, error_model="numpy")
 def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR, temp, mu, beta,
                  probmaxes, parent, map_run, p_short, lag_mass, kept, short_run, lo, hi,
-                 post):  # pragma: no cover (compiled)
+                 post, minsep):  # pragma: no cover (compiled)
     """Time steps ``t0 .. t1 - 1`` (1-based) of :func:`_bocpd_steps`, in place: ``R[:L]``,
     ``logR[:L]``, ``mu[:L]``, ``beta[:L]`` hold the posterior and each run length's parameters
     (kappa and alpha come from ``tab``, see :func:`_tables`). With one dimension the new mu and
@@ -205,10 +205,13 @@ def _fused_block(t0, t1, L, y, H, trunc_bits, max_len, prior, elg, tab, R, logR,
                     R[i] = XMIN
         for i in range(L + 1):
             logR[i] = math.log(R[i])
-        # most probable segmentation ending at t (R's findCPprobs, minsep 1): first maximum
+        # most probable segmentation ending at t (R's findCPprobs): first maximum over the
+        # starts R's minsep allows (a last run of at least minsep - 1 samples, or every one when
+        # fewer than minsep run lengths are kept)
+        last_j = L + 1 - minsep if minsep <= L + 1 else L
         best = logR[L] + probmaxes[t - L]
         jb = 0
-        for j in range(1, L + 1):
+        for j in range(1, last_j + 1):
             c = logR[L - j] + probmaxes[t - L + j]
             if c > best:
                 best = c

@@ -132,7 +132,7 @@ def _kept_length(R: NDArray[np.float64], trunc: float, chunk: int = 64) -> int:
 def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, float, float, float],
           trunc: float = 1e-4, max_len: int = 10_000, compiled: bool = True,
           keep_posterior: bool = False, strength_lag: int = 10, window: int = 2,
-          short_run: int = 5, ctx: RunContext = NULL_CONTEXT
+          short_run: int = 5, ctx: RunContext = NULL_CONTEXT, minsep: int = 1
           ) -> tuple[NDArray[np.int64], Diagnostics]:
     """BOCPD on ``y`` (shape ``(n,)`` or ``(n, d)``) as R ``ocp::onlineCPD`` computes it.
 
@@ -151,6 +151,10 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         strength_lag, window: record, after each sample t, the posterior mass of run lengths
             ``strength_lag +- window`` (the run began ``strength_lag`` samples ago, give or take).
         short_run: record P(run length < short_run) after each sample.
+        minsep: R ``findCPprobs``'s ``minsep``: the most probable segmentation ending at ``t``
+            only takes a last run of at least ``minsep - 1`` samples before ``t``, unless fewer
+            than ``minsep`` run lengths are kept (then every one is eligible, as in R). 1: no
+            restriction (TCPDBench's ocp call).
 
     Returns:
         ``(starts, diag)``: R's ``maxCPs`` (1-based first point of each segment of the most
@@ -161,7 +165,7 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
         kernel failed to compile or load and the per-step path ran instead, ``note``.
     """
     args = _arguments(y, hazard_lambda, prior, trunc, max_len, keep_posterior, strength_lag,
-                      window, short_run, ctx)
+                      window, short_run, ctx, minsep)
     if compiled and X87 and int(max_len) >= 1 and 0.0 <= trunc < math.inf:
         from ..kernels import fast_or_plain
         from ._bocpd_fused import bocpd_fused
@@ -178,7 +182,7 @@ def bocpd(y: NDArray[np.float64], hazard_lambda: float, prior: tuple[float, floa
 def _arguments(y: NDArray[np.float64], hazard_lambda: float,
                prior: tuple[float, float, float, float], trunc: float, max_len: int,
                keep_posterior: bool, strength_lag: int, window: int, short_run: int,
-               ctx: RunContext) -> tuple:
+               ctx: RunContext, minsep: int = 1) -> tuple:
     """:func:`bocpd`'s arguments as :func:`_bocpd_steps` and ``_bocpd_fused.bocpd_fused`` take
     them: ``y`` 2-D, the prior as an array, the lgamma table, the hazard, the lag window."""
     y = np.asarray(y, dtype=np.float64)
@@ -190,13 +194,14 @@ def _arguments(y: NDArray[np.float64], hazard_lambda: float,
     elg = np.array([math.exp(v) for v in lgamma_table(float(prior[2]), size).tolist()])
     H = 1.0 / float(hazard_lambda) * 1.0
     lo, hi = max(0, int(strength_lag) - window), int(strength_lag) + window + 1
-    return y, H, prior_arr, elg, trunc, int(max_len), keep_posterior, lo, hi, short_run, ctx
+    return (y, H, prior_arr, elg, trunc, int(max_len), keep_posterior, lo, hi, short_run, ctx,
+            max(1, int(minsep)))
 
 
 def _bocpd_steps(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64],
                  elg: NDArray[np.float64], trunc: float, max_len: int, keep_posterior: bool,
-                 lo: int, hi: int, short_run: int, ctx: RunContext, compiled: bool
-                 ) -> tuple[NDArray[np.int64], Diagnostics]:
+                 lo: int, hi: int, short_run: int, ctx: RunContext, minsep: int,
+                 compiled: bool) -> tuple[NDArray[np.int64], Diagnostics]:
     """:func:`bocpd` one step at a time: the element-wise step compiled (or plain Python), the
     long double sums, truncation, normalisation and the maxCPs recursion in numpy (the reference
     the fused kernel is tested against)."""
@@ -241,7 +246,8 @@ def _bocpd_steps(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64
         log(newR, logR)
         # most probable segmentation ending at t: R's findCPprobs with minsep 1, maxsep >= n
         cur = logR[::-1] + probmaxes[t - L: t + 1]
-        j = int(np.argmax(cur))
+        last_j = L + 1 - minsep if minsep <= L + 1 else L  # R's minid, 0-based
+        j = int(np.argmax(cur[:last_j + 1]))
         probmaxes[t + 1] = cur[j]
         parent[t + 1] = t - L + j
         if keep_posterior:
