@@ -4,13 +4,12 @@ points on more than 10 % of the series, nor more than 2 % on any series. The rul
 series are real benchmark data (autocorrelated, with GC spikes) that no one on this team wrote.
 
 Every registered change-point detector is checked, on by default in the explorer or not (a user
-who ticks a benchmark method gets its defaults too), except ``ecp``, whose default is being
-replaced, and ``bocpd``, whose default (TCPDBench's) floods and has no replacement yet
-(docs/defaults.md). ``slow``: auto takes minutes over 350 series, autoparm and kcpa run on every
-7th series; the rest take seconds. pelt and op (version 3: minimum segment 5), autoparm
-(version 3: minimum piece 3.3 % of n), wbs (version 2: Kmax 4), cpnp (version 2: penalty times 5)
-and kcpa (version 2: C = 3000, at most 10 change points) flooded with their earlier defaults
-(docs/defaults.md); the last tests show the rule catching those, and bocpd's."""
+who ticks a benchmark method gets its defaults too). ``slow``: auto takes minutes over 350 series,
+autoparm, kcpa and ecp run on every 7th series; the rest take seconds. pelt and op (version 3:
+minimum segment 5), autoparm (version 3: minimum piece 3.3 % of n), wbs (version 2: Kmax 4), cpnp
+(version 2: penalty times 5), kcpa (version 2: C = 3000, at most 10 change points), bocpd (version
+2: lambda 1000, a = b = 1000, minsep 20) and ecp (version 2: smallest segment n / 60) flooded with
+their earlier defaults (docs/defaults.md); the last tests show the rule catching those."""
 from __future__ import annotations
 
 import multiprocessing
@@ -23,16 +22,12 @@ from segview.core import registry
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
-#: ecp: another change replaces its default (TCPDBench's permutation test, minutes a series);
-#: bocpd: its default floods (90th percentile 3.63 % of n) and no measured prior keeps the rule yet
-NOT_YET = {"ecp", "bocpd"}
-DEFAULT_METHODS = sorted(s.name for s in registry.all_specs()
-                         if s.produces == "change_points" and s.name not in NOT_YET)
-#: Run on every ``STRIDE[m]``-th series only: autoparm's exact search and kcpa take about
-#: 1-2 s of CPU a series, so all 350 would add minutes to every CI run; the full-350 figures of
+DEFAULT_METHODS = sorted(s.name for s in registry.all_specs() if s.produces == "change_points")
+#: Run on every ``STRIDE[m]``-th series only: autoparm's exact search, kcpa and ecp take about
+#: 0.4-2 s of CPU a series, so all 350 would add minutes to every CI run; the full-350 figures of
 #: their defaults are in docs/defaults.md (``tests/benchmarks/bench_defaults_table.py``). The
 #: bounds are the same.
-STRIDE = {"autoparm": 7, "kcpa": 7}
+STRIDE = {"autoparm": 7, "kcpa": 7, "ecp": 7}
 
 
 def _share(item):
@@ -87,3 +82,15 @@ def test_the_rule_catches_the_tcpdbench_defaults(jmh_series, method, stride):
     shares = np.array([len(segview.detect(v, method, preset="tcpdbench").change_points) / len(v)
                        for v in items])
     assert (shares > 0.01).sum() > 0.10 * len(shares)
+
+
+def test_the_rule_catches_ecps_minimum_segment_alone(jmh_series):
+    """ecp's version 2 search with R's ``min.size`` 30 alone (``min_size_share`` 0) puts 61-76
+    change points (over 2 % of n) on four periodic series; the n / 60 share keeps them under."""
+    names = [name for name in sorted(jmh_series) if any(k in name for k in
+                                                           ("s0008", "s0026", "s0105", "s0271"))]
+    assert len(names) == 4, names
+    alone = [len(segview.detect(np.asarray(jmh_series[k].values), "ecp",
+                                min_size_share=0.0).change_points) / len(jmh_series[k].values)
+             for k in names]
+    assert max(alone) > 0.02

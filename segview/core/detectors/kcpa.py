@@ -273,15 +273,8 @@ def cost(n: int, p: Params) -> Cost:
 
 register(DetectorSpec(
     cost=cost,
-    replace(scale_param("the kernel sees"), stage="prepare"),
-    ParamSpec("cost", "float", 3000.0, low=0.0, high=1e6, step=0.5, log=True,
-              help="Penalty constant C of C v K/n (1 + ln(n/K)) (default 3000, chosen by "
-                   "measurement, docs/defaults.md; TCPDBench: 1, which cuts almost every sample). "
-                   "The costs grow with n and the penalty does not: longer series need more."),
-    ParamSpec("max_cp", "int", 10, low=1, high=10_000_000, step=1, aliases=("max",),
-              help="Largest number of change points L (default 10, measured; max = n - 1, "
-                   "TCPDBench's 'max'). The run time grows with it."),
-    ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES, stage="prepare",
+    name="kcpa", label="Kernel change points (KCPA)", version="2", produces="change_points",
+    params=KCPA_PARAMS, run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
     presets=(Preset("tcpdbench", {"scale": "zscore", "cost": 1.0, "max_cp": "max",
                                   "bandwidth": "sample", "seed": 8,
                                   "sample_kind": "rejection"},
