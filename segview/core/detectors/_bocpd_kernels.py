@@ -200,7 +200,7 @@ def _arguments(y: NDArray[np.float64], hazard_lambda: float,
 
 def _bocpd_steps(y: NDArray[np.float64], H: float, prior_arr: NDArray[np.float64],
                  elg: NDArray[np.float64], trunc: float, max_len: int, keep_posterior: bool,
-                 lo: int, hi: int, short_run: int, ctx: RunContext, minsep: int,
+                 lo: int, hi: int, short_run: int, ctx: RunContext, minsep: int, *,
                  compiled: bool) -> tuple[NDArray[np.int64], Diagnostics]:
     """:func:`bocpd` one step at a time: the element-wise step compiled (or plain Python), the
     long double sums, truncation, normalisation and the maxCPs recursion in numpy (the reference
