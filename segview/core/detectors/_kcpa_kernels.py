@@ -225,9 +225,17 @@ def decide_columns(last: NDArray[np.float64], H: NDArray[np.int32], n: int, L: i
     """R's choice among ``L`` segments at most (``L <= last.size``) from :func:`kcpa_columns`'
     output: :func:`kcpa_dense`'s decision and backtrack (same change points and optimum as
     :func:`kcpa_dp`, which prunes; ``S`` here is finite for every reachable K)."""
+    return _decide(last, H, n, L, cost, vmax)
+
+
+def _decide(last: NDArray[np.float64], H: NDArray, n: int, L: int, cost: float, vmax: float
+            ) -> tuple[list[int], NDArray[np.float64]]:
+    """R's choice from ``last[K - 1]``, the optimal cost of K segments (K <= L; more than
+    ``last.size`` segments: none, +inf as R's II), and the back-pointers ``H``: the change points
+    of the K minimising cost + penalty, and the penalised costs ``S``."""
     pen, _ = _penalties(n, L, cost, vmax)
     S = np.full(L + 1, np.inf)
-    for K in range(1, min(L, last.size) + 1):  # K > n: no segmentation (+inf, as R's II)
+    for K in range(1, min(L, last.size) + 1):
         S[K] = last[K - 1] + pen[K]
     K = _first_min(S)
     cps, cp = [], n
@@ -324,15 +332,4 @@ def kcpa_dense(U: NDArray[np.float64], L: int, cost: float, vmax: float) -> list
                 if t < II[k, i]:
                     II[k, i] = t
                     H[k, i] = j + 1
-    pen, _ = _penalties(n, L, cost, vmax)
-    S = np.full(L + 1, np.inf)
-    for K in range(1, L + 1):
-        S[K] = II[K - 1, n - 1] + pen[K]
-    K = _first_min(S)
-    cps, cp = [], n
-    for k in range(K - 1, 0, -1):
-        cp = int(H[k, cp - 1])
-        if cp <= 0:
-            break
-        cps.append(cp)
-    return sorted(cps)
+    return _decide(II[:, n - 1], H, n, L, cost, vmax)[0]

@@ -34,7 +34,6 @@ which is also what TCPDBench reports for this method).
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -47,6 +46,7 @@ from ..lazy import lazy_module
 from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register, register_multivariate
 from ..result import DetectionResult
+from ._prepared import GrowingState
 from ._recp import as_matrix, sample_kind_param, scale_param, scaled_input
 from ._recp import rrng as _rr
 from ._rstats import r_median, r_sum, r_var_columns
@@ -101,7 +101,7 @@ def bandwidth(X: NDArray[np.float64], mode: str = "sample", seed: int = 1,
 COLUMN_MAX_SEGMENTS = 64
 
 
-class Kernel:
+class Kernel(GrowingState):
     """The prepare stage (``scale``, ``bandwidth``, ``seed``, ``sample_kind``): the matrix, the
     bandwidth, the variance bound and what the recursion needs, computed when first needed and
     kept: the ``n x n`` table of segment costs ``U`` (8 n^2 bytes, 72 MB at 3,000 samples) for
@@ -119,7 +119,7 @@ class Kernel:
         self.notes = tuple(notes)
         self.U: NDArray[np.float64] | None = None
         self.columns: tuple[NDArray[np.float64], NDArray[np.int32]] | None = None
-        self._lock = threading.Lock()
+        super().__init__()
 
     @property
     def defined(self) -> bool:
@@ -132,19 +132,8 @@ class Kernel:
             size += self.columns[0].nbytes + self.columns[1].nbytes
         return int(size)
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-        # unpickled arrays come back writeable; numba types read-only arrays apart, so a state
-        # from a worker process would otherwise compile the recursion again at the first move
-        for a in (self.X, self.U, *(self.columns or ())):
-            if a is not None:
-                a.flags.writeable = False
+    def frozen_arrays(self) -> tuple[NDArray | None, ...]:
+        return (self.X, self.U, *(self.columns or ()))
 
     def table(self, compiled: bool = True) -> NDArray[np.float64]:
         with self._lock:

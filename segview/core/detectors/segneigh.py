@@ -22,7 +22,6 @@ final ``n``.
 """
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +35,7 @@ from ..params import ParamSpec, Params, Preset
 from ..registry import Cost, DetectorSpec, register
 from ..result import DetectionResult, Track
 from . import _costs
+from ._prepared import GrowingState
 from ._scale import SCALE_MODES
 from .partition import prepare_values
 
@@ -81,7 +81,15 @@ def segment_neighbourhood(x: NDArray[np.float64], max_segments: int,
             k = int(np.argmax(cand))
             like[q - 1, j] = cand[k]
             back[q - 1, j] = k + q - 1  # R's cp[q, j]: 1-based end of the previous segment
-    costs = -2.0 * like[:, n - 1]
+    return _costs_and_cps(like, back, Q)
+
+
+def _costs_and_cps(like: NDArray[np.float64], back: NDArray[np.int64], Q: int
+                   ) -> tuple[NDArray[np.float64], list[list[int]]]:
+    """The optimal cost of 1..Q segments and each optimum's change points (R's 1-based ends),
+    walked back through ``back`` from the last sample."""
+    n = like.shape[1]
+    costs = -2.0 * like[:Q, n - 1]
     cps: list[list[int]] = [[]]
     for q in range(2, Q + 1):
         found, j = [], n - 1
@@ -93,7 +101,7 @@ def segment_neighbourhood(x: NDArray[np.float64], max_segments: int,
     return costs, cps
 
 
-class Layers:
+class Layers(GrowingState):
     """The prepare stage (``scale``, ``rule``): the values segmented and the DP's layers so far.
 
     ``max_segments`` only decides how many layers are needed: :meth:`ensure` computes the missing
@@ -111,7 +119,7 @@ class Layers:
         self.like = np.zeros((0, self.n))
         self.back = np.full((0, self.n), -1, dtype=np.int64)
         self.kernel_note: str | None = None
-        self._lock = threading.Lock()
+        super().__init__()
 
     @property
     def layers(self) -> int:
@@ -121,18 +129,8 @@ class Layers:
     def nbytes(self) -> int:
         return int(self.y.nbytes + self.like.nbytes + self.back.nbytes)
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-        # unpickled arrays come back writeable; numba types read-only arrays apart, so a state
-        # from a worker process would otherwise compile the kernel again at the first slider move
-        for a in (self.y, self.like, self.back):
-            a.flags.writeable = False
+    def frozen_arrays(self) -> tuple[NDArray, ...]:
+        return (self.y, self.like, self.back)
 
     def ensure(self, Q: int, ctx: RunContext = NULL_CONTEXT) -> None:
         """Make at least ``Q`` layers available (a cancel leaves the table as it was)."""
@@ -159,17 +157,7 @@ class Layers:
 
     def costs_cps(self, Q: int) -> tuple[NDArray[np.float64], list[list[int]]]:
         """:func:`segment_neighbourhood`'s answer for ``max_segments=Q`` (needs ``Q`` layers)."""
-        like, back, n = self.like, self.back, self.n
-        costs = -2.0 * like[:Q, n - 1]
-        cps: list[list[int]] = [[]]
-        for q in range(2, Q + 1):
-            found, j = [], n - 1
-            for row in range(q - 1, 0, -1):
-                v = int(back[row, j])
-                found.append(v)
-                j = v - 1
-            cps.append(sorted(found))
-        return costs, cps
+        return _costs_and_cps(self.like, self.back, Q)
 
 
 def prepare(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Layers:
