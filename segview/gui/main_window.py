@@ -88,12 +88,12 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.colors = {s.name: PALETTE[i % len(PALETTE)] for i, s in enumerate(self.specs)}
         self.runner = JobRunner(self, processes=shared_processes())
         saved = self.settings.enabled_methods()
+        fresh = {s.name for s in self.specs if not s.slow and s.enabled_by_default}
         # the explorer's state (dataset, series, methods, parameters, results, jobs, overlays):
         # a Qt-free model; this window renders it and sends it the user's intents
         self.model = ExplorerModel(
             {s.name: self.settings.params(s) for s in self.specs},
-            {s.name for s in self.specs if not s.slow and s.enabled_by_default}
-            if saved is None else {n for n in saved if n in self.spec_by_name})
+            fresh if saved is None else {n for n in saved if n in self.spec_by_name})
         self.model.jobs_cancelled.connect(self._on_model_jobs_cancelled)
         self.model.status_changed.connect(lambda _name: self._refresh_method_items())
         self.model.warmup_added.connect(self._on_model_warmup_added)
@@ -129,6 +129,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._changed_since_last_run = self._describe_changed_params()
         if self._changed_since_last_run:
             self.post(self._changed_since_last_run)
+        self._new_defaults = self._describe_new_default_methods(saved, fresh)
+        if self._new_defaults:
+            self.post(self._new_defaults)
 
     # the model's state, read by the mixins, the evaluation view and tests (writes go through
     # the model's intents: set_dataset, select_series, set_params, set_enabled, ...)
@@ -152,6 +155,26 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
     def _available_geometry(self):
         screen = self.screen() or QGuiApplication.primaryScreen()
         return screen.availableGeometry() if screen is not None else None
+
+    def _describe_new_default_methods(self, saved: set[str] | None, fresh: set[str]) -> str:
+        """Methods a fresh explorer now enables that the user's saved choice does not have and
+        that were not defaults when the user last started the app: told once, never ticked (a
+        saved choice of methods is the user's; no lane appears or vanishes silently)."""
+        if not self.persist:
+            return ""
+        seen = self.settings.default_methods_seen()
+        self.settings.set_default_methods_seen(fresh)
+        if saved is None:
+            return ""
+        new = sorted(fresh - saved - (seen or set()))
+        if not new:
+            return ""
+        labels = ", ".join(self.spec_by_name[n].label for n in new)
+        return (f"On in a fresh explorer since your saved choice of methods: {labels} "
+                "(tick it in Methods to see its lane; Auto is segview's default change-point "
+                "method)" if "auto" in new else
+                f"On in a fresh explorer since your saved choice of methods: {labels} "
+                "(tick it in Methods to see its lane)")
 
     def _describe_changed_params(self) -> str:
         """Methods whose restored parameters differ from their preset (told once at start-up)."""

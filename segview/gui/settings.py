@@ -61,6 +61,20 @@ class Settings:
     def set_enabled_methods(self, names: set[str]) -> None:
         self.q.setValue("methods/enabled", json.dumps(sorted(names)))
 
+    def default_methods_seen(self) -> set[str] | None:
+        """The methods a fresh explorer enabled when this user last started the app (None: never
+        recorded), so a method that becomes a default later is told about once, not ticked."""
+        raw = self.q.value("methods/defaults_seen")
+        if raw is None:
+            return None
+        try:
+            return set(json.loads(str(raw)))
+        except ValueError:
+            return None
+
+    def set_default_methods_seen(self, names: set[str]) -> None:
+        self.q.setValue("methods/defaults_seen", json.dumps(sorted(names)))
+
     def params(self, spec: DetectorSpec) -> Params:
         raw = self.q.value(f"params/{spec.name}")
         if raw is None:

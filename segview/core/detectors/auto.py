@@ -36,8 +36,9 @@ Invariance. Every member standardises the series (R ``scale()``) or uses ranks o
 every member's cost is symmetric in the sign of the data, so ``auto`` reports the same change points
 for ``a * y + b`` for any ``a != 0`` (tested with negative ``a`` too).
 
-Cost. The members' sum: BOCPD dominates (about 0.3-0.9 s of CPU on 3,000 samples), the others take
-a few milliseconds to ~0.2 s.
+Cost. The members' sum: about 60-560 ms of CPU on a 3,000-sample JMH series (median about 130 ms);
+cpnp's two runs are most of it, BOCPD (compiled) 10-250 ms, the other three a few milliseconds. The
+members run once per series (the prepare stage): moving ``votes`` or ``window`` only votes again.
 """
 from __future__ import annotations
 
@@ -216,17 +217,17 @@ AUTO = register(DetectorSpec(
                        "(TCPDBench's scoring margin)."),
     ),
     run=_run, prepare=prepare, min_length=_min_length, affine_invariant=True,
-    # off in a fresh explorer: not better than binseg out of sample yet, and 0.5-0.75 s a series
-    enabled_by_default=False,
+    # on in a fresh explorer: the default change-point method (issue 28; docs/defaults.md)
+    enabled_by_default=True,
     presets=(Preset("unanimous", {"votes": len(MEMBERS)},
                     help="only changes every model finds"),),
     citation="segview (docs/defaults.md); members: Killick et al. 2012 (binseg/MBIC), Adams & "
              "MacKay 2007 (bocpd), Haynes et al. 2017 (cpnp)",
-    description="segview detect's default change-point method: the change points that at least 3 of 5 "
+    description="The default change-point method (segview detect's and the explorer's): the change points that at least 3 of 5 "
                 "different models (change in mean, change in mean and variance, at most one "
                 "change, Bayesian online, nonparametric) place within 5 samples of each other; "
                 "each point's strength is the share of models that agree. Chosen by measurement "
                 "on TCPD and checked not to flood benchmark series (docs/defaults.md). Known "
-                "limits: slower than one method (BOCPD dominates); a change only one kind of "
+                "limits: slower than one method (0.06-0.6 s of CPU on 3,000 points); a change only one kind of "
                 "model sees (e.g. a pure variance change) needs votes lowered.",
 ))

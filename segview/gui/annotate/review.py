@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 JUDGE_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#332288", "#117733",
                 "#7F7F7F")
 DETECTOR_COLORS = ("#882255", "#44AA99", "#999933", "#AA4499", "#6699CC")
-DEFAULT_DETECTORS = {"steady_state": ("kbkssd",), "change_points": ("pelt",)}
+#: proposed in review mode: each protocol's default method (``auto`` is segview's change-point default)
+DEFAULT_DETECTORS = {"steady_state": ("kbkssd",), "change_points": ("auto",)}
 
 
 def cp_disagreements(per_series: dict[str, dict[str, object]]) -> list[tuple[str, str]]:
