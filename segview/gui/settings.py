@@ -48,15 +48,19 @@ class Settings:
         return self.q.value("window/geometry"), self.q.value("window/state")
 
     # methods
-    def enabled_methods(self) -> set[str] | None:
-        """Names of the enabled methods, or None when never saved (then all are enabled)."""
-        raw = self.q.value("methods/enabled")
+    def _names(self, key: str) -> set[str] | None:
+        """A set of names saved as a JSON list under ``key``; None when never saved or unreadable."""
+        raw = self.q.value(key)
         if raw is None:
             return None
         try:
             return set(json.loads(str(raw)))
-        except ValueError:
+        except (ValueError, TypeError):
             return None
+
+    def enabled_methods(self) -> set[str] | None:
+        """Names of the enabled methods, or None when never saved (then all are enabled)."""
+        return self._names("methods/enabled")
 
     def set_enabled_methods(self, names: set[str]) -> None:
         self.q.setValue("methods/enabled", json.dumps(sorted(names)))
@@ -64,13 +68,7 @@ class Settings:
     def default_methods_seen(self) -> set[str] | None:
         """The methods a fresh explorer enabled when this user last started the app (None: never
         recorded), so a method that becomes a default later is told about once, not ticked."""
-        raw = self.q.value("methods/defaults_seen")
-        if raw is None:
-            return None
-        try:
-            return set(json.loads(str(raw)))
-        except ValueError:
-            return None
+        return self._names("methods/defaults_seen")
 
     def set_default_methods_seen(self, names: set[str]) -> None:
         self.q.setValue("methods/defaults_seen", json.dumps(sorted(names)))
