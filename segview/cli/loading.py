@@ -47,6 +47,16 @@ def add_fill_missing_option(p: argparse.ArgumentParser, text: str = FILL_MISSING
     p.add_argument("--fill-missing", choices=FILL_RULES, default=None, help=text)
 
 
+def add_search_inputs(p: argparse.ArgumentParser) -> None:
+    """What every parameter search reads (``tune``, ``sensitivity``): the series, how to read
+    them, the ground truth and the method whose parameters are searched."""
+    p.add_argument("paths", nargs="+", metavar="PATH", help="series files or folders")
+    add_columns_option(p)
+    add_fill_missing_option(p)
+    p.add_argument("--truth", required=True, metavar="GT.csv", help="ground-truth table")
+    p.add_argument("-m", "--method", required=True, help="registered detector name")
+
+
 def in_cli_words(err: Any, args: argparse.Namespace) -> Any:
     """A missing-value error names ``--fill-missing`` when the command has it (instead of the
     library's ``fill_missing=`` argument); any other error is returned as it is."""

@@ -17,7 +17,7 @@ from ..core import atomic
 from ..core import registry
 from ..core.evaluation import sensitivity as sens
 from ..core.evaluation.tables import read_truth
-from .loading import add_columns_option, add_fill_missing_option, load_series
+from .loading import add_search_inputs, load_series
 from .evaluate import add_batch_options, batch_kwargs
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
@@ -26,11 +26,7 @@ from .progress import ProgressBar
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sensitivity", help="Sobol sensitivity analysis of a detector's parameters",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="PATH", help="series files or folders")
-    add_columns_option(p)
-    add_fill_missing_option(p)
-    p.add_argument("--truth", required=True, metavar="GT.csv", help="ground-truth table")
-    p.add_argument("-m", "--method", required=True, help="registered detector name")
+    add_search_inputs(p)
     p.add_argument("--range", action="append", default=[], metavar="NAME=LOW:HIGH[:KIND]",
                    help="varied parameter (repeatable); KIND int, odd or float")
     p.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",

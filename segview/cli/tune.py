@@ -27,7 +27,7 @@ from ..core.evaluation.tables import read_predictions
 from ..core.evaluation.tables import read_truth
 from ..core.io.labels_csv import read_labels
 from .evaluate import add_batch_options, batch_kwargs
-from .loading import add_columns_option, add_fill_missing_option, load_series
+from .loading import add_search_inputs, load_series
 from .paramflags import add_preset_option, parse_param_args, preset_values
 from .progress import ProgressBar
 
@@ -35,11 +35,7 @@ from .progress import ProgressBar
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tune", help="grid search of a detector's parameters against a ground truth",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="PATH", help="series files or folders")
-    add_columns_option(p)
-    add_fill_missing_option(p)
-    p.add_argument("--truth", required=True, metavar="GT.csv", help="ground-truth table")
-    p.add_argument("-m", "--method", required=True, help="registered detector name")
+    add_search_inputs(p)
     p.add_argument("--grid", action="append", default=[], metavar="NAME=VALUES",
                    help="grid values of a parameter (repeatable)")
     p.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
