@@ -9,7 +9,10 @@ strengths,strength_label``;
 ``;``-separated, ``benchmark``/``execution`` name the benchmark and its process execution (a series
 without benchmark metadata: its id, 0), ``strengths`` gives one number per change point
 (``;``-separated, blank for a method without them) and ``strength_label`` what it is
-(docs/strengths.md; JSON: a list or null). Indices count the harness's own warm-up iterations unless
+(docs/strengths.md; JSON: a list or null). A result's notes (e.g. that a method's default changed
+with its version, or how the data were standardised) are a list ``notes`` in JSON; with CSV the
+notes every series' result has are told once per method on standard error, with a count of the
+others. Indices count the harness's own warm-up iterations unless
 ``--harness-warmup drop`` removes them first (JSON entries record the choice and the count).
 ``--rollup`` adds a table per benchmark and method (executions analysed, steady, median and IQR
 of the onsets, change points per execution) on standard output, ``--rollup-out FILE`` writes it
@@ -155,7 +158,30 @@ def json_entry(row: dict[str, Any], series: Any = None, harness_warmup: str = "k
     return {**{k: row[k] for k in keys}, "runtime_ms": round(float(row["runtime_ms"]), 3),
             "strengths": strengths,
             "strength_label": row.get("strength_label", "") if strengths is not None else "",
-            **extra}
+            "notes": list(row.get("notes") or ()), **extra}
+
+
+def notes_summary(batch: list[dict[str, Any]]) -> list[str]:
+    """What each method's results say: the notes every series' result has, once, then how many
+    other (series-specific) notes there were, which the JSON output lists per series."""
+    runs: dict[str, int] = {}
+    seen: dict[str, dict[str, int]] = {}
+    for row in batch:
+        if row.get("error"):
+            continue
+        m = row["method"]
+        runs[m] = runs.get(m, 0) + 1
+        per = seen.setdefault(m, {})
+        for note in dict.fromkeys(str(n) for n in row.get("notes") or ()):
+            per[note] = per.get(note, 0) + 1
+    out = []
+    for m, per in seen.items():
+        out += [f"{m}: {note}" for note, k in per.items() if k == runs[m]]
+        other = sum(1 for k in per.values() if k < runs[m])
+        if other:
+            out.append(f"{m}: {other} more note{'s' if other > 1 else ''} on some series only "
+                       "(--format json gives each result's notes)")
+    return out
 
 
 def format_rows(rows: list[dict[str, Any]], fmt: str, entries: list[dict[str, Any]]) -> str:
@@ -229,6 +255,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             rows.append(result_row(row, specs_by_name[row["method"]], series))
     text = format_rows(rows, args.format, entries)
+    if args.format == "csv":  # the CSV table has no room for them: told once per method
+        for line in notes_summary(batch):
+            print(f"segview: note: {line}", file=sys.stderr)
     out = args.out if partial is None or not args.out else partial_path(args.out)
     if out:
         atomic.write_text(out, text)

@@ -462,8 +462,13 @@ class ExplorerDisplay:
             text = short_label(self.spec_by_name[name].label) + (" \u2022" if changed else "") \
                 + (f" — {st}" if st else "")
             item.setText(text)
+            # the shown series' result says what it rests on (e.g. a default that changed with
+            # the method's version, how the data were scaled): its notes lead the tooltip
+            res = self.results.get((self.current.id, name)) if self.current is not None else None
+            notes = "".join(f"\n• {n}" for n in getattr(res, "notes", ()) or ())
             item.setToolTip(f"{self.spec_by_name[name].label}" + (f": {st}" if st else "")
-                            + (f"\n{self.spec_by_name[name].description}"
+                            + notes
+                            + (f"\n\n{self.spec_by_name[name].description}"
                                if self.spec_by_name[name].description else ""))
         self.method_list.blockSignals(False)
 

@@ -12,7 +12,8 @@ calling process; workers just compute.
     {"series_id", "method", "detector_version", "params", "steady_index" (int | None),
      "change_points" (list[int]), "runtime_ms", "error" (str | None), "cached" (bool),
      "strengths" (list[float] aligned with change_points, or None: the method has none),
-     "strength_label" (str), "series_index", "spec_index"}
+     "strength_label" (str), "notes" (list[str]: the result's remarks, e.g. that a default
+     changed with the detector's version), "series_index", "spec_index"}
 
 Cancelling (``ctx``, or Ctrl-C in the calling thread) keeps what finished: ``run_batch`` raises
 :class:`BatchCancelled` carrying those rows, so callers can write a partial export
@@ -177,15 +178,16 @@ def _run_one(ms: MethodSpec, series: Series, full: bool) -> dict[str, Any]:
         return _failed(err, ms, series)
     cps = [int(c) for c in res.change_points] if full else None
     return {"steady_index": res.steady_start, "change_points": cps,
-            "runtime_ms": float(res.runtime_ms), "error": None, **_strength_fields(res, full)}
+            "runtime_ms": float(res.runtime_ms), "error": None, **_result_fields(res, full)}
 
 
-def _strength_fields(res: Any, full: bool) -> dict[str, Any]:
-    """``strengths`` (one float per change point, or None where the method has none) and
-    ``strength_label`` of a result, as rows carry them."""
+def _result_fields(res: Any, full: bool) -> dict[str, Any]:
+    """``strengths`` (one float per change point, or None where the method has none),
+    ``strength_label`` and ``notes`` of a result, as rows carry them."""
     s = res.strengths
     return {"strengths": [float(v) for v in s] if (full and s is not None) else None,
-            "strength_label": res.strength_label if s is not None else ""}
+            "strength_label": res.strength_label if s is not None else "",
+            "notes": [str(n) for n in res.notes]}
 
 
 def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: int, full: bool
@@ -217,7 +219,7 @@ def _run_shared(members: Sequence[tuple[int, MethodSpec]], series: Series, ri: i
         out.append((si, ri, {"steady_index": res.steady_start,
                              "change_points": [int(c) for c in res.change_points] if full else None,
                              "runtime_ms": float(res.runtime_ms) + prep_ms, "error": None,
-                             **_strength_fields(res, full)}))
+                             **_result_fields(res, full)}))
     return out
 
 
@@ -475,7 +477,7 @@ def _row(series: Series, ri: int, si: int, ms: MethodSpec, res: dict[str, Any]) 
             "change_points": list(res["change_points"]), "runtime_ms": res["runtime_ms"],
             "error": res.get("error"), "cached": bool(res.get("cached", False)),
             "strengths": res.get("strengths"), "strength_label": res.get("strength_label", ""),
-            "series_index": ri, "spec_index": si}
+            "notes": list(res.get("notes") or ()), "series_index": ri, "spec_index": si}
 
 
 Sink = Callable[[int, int, dict[str, Any]], None]
@@ -498,9 +500,11 @@ def _execute(series_list: Sequence[Series], specs: Sequence[MethodSpec], sink: S
                 hits = cache.get_many(keys)
                 for ri, k in enumerate(keys):
                     hit = hits.get(k)
-                    # entries cached before strengths were kept lack the key: recomputed
+                    # entries cached before strengths (or notes) were kept lack the key:
+                    # recomputed
                     if hit is not None and ((hit.get("change_points") is not None
-                                             and "strengths" in hit) or not full):
+                                             and "strengths" in hit and "notes" in hit)
+                                            or not full):
                         sink(si, ri, {**hit, "cached": True})
                         done += 1
                     else:
