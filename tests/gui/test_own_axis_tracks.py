@@ -39,6 +39,10 @@ def test_criterion_has_its_own_axis_over_the_number_of_segments(qtbot, make_wind
     lo, hi = plot.vb.viewRange()[0]
     assert lo == 0.5 and hi == q + 0.5  # every point in view, half a step of room each side
     assert plot.vb.linkedView(0) is None
+    # the title sits above the view box, not over the points (the first, largest value is top left)
+    assert plot.titleLabel is view.title and plot.titleLabel.isVisible()
+    assert view.title.full_text == "Segment neighbourhood: criterion"
+    assert view.title.parentItem() is not plot.vb
     axis = plot.getAxis("bottom")
     assert axis.isVisible() and axis.labelText == "segments"
     # zooming the series leaves the criterion's axis alone

@@ -3,7 +3,8 @@
 A track over the series' samples shares the series' x axis (zoom and pan follow it). A track whose
 x is another quantity (``Track.x_label``, e.g. segneigh's criterion against the number of segments)
 is a small plot with an x axis of its own, labelled, its points drawn as dots, the detector's
-choice (``Track.mark_x``) ringed: linked to the samples its few points would sit at the left edge.
+choice (``Track.mark_x``) ringed, its title above the view box: linked to the samples its few
+points would sit at the left edge.
 A track whose ``threshold_param`` is set gets a movable horizontal line; dropping it calls the
 ``on_threshold`` callback, which writes the value back through the parameter panel (and so through
 the job runner's debounced path). Lines are only moved programmatically while not being dragged.
@@ -19,11 +20,14 @@ from PySide6.QtCore import Qt
 
 from ...core.result import Track
 from .style import light_grid, peak_downsampling
+from .title import ElidedTitle
+from .title import install as install_elided_title
 from .lanes import short_label
 from .series_plot import AXIS_WIDTH
 
 TRACK_HEIGHT = 80
-OWN_AXIS_EXTRA = 32  # a track with its own x axis: room for the tick values and the axis label
+OWN_TITLE_HEIGHT = 18
+OWN_AXIS_EXTRA = 58  # a track with its own x axis: room for its title, tick values and axis label
 TITLE_HEADROOM = 0.35  # of a fixed-range track's span, above it, for the title
 
 
@@ -35,7 +39,7 @@ class TrackView:
     name: str
     plot: pg.PlotItem
     curve: pg.PlotDataItem
-    title: pg.TextItem
+    title: pg.TextItem | ElidedTitle
     threshold: pg.InfiniteLine | None = None
     param: str | None = None
     fixed_range: tuple[float, float] | None = None
@@ -131,10 +135,18 @@ class TrackStack:
             curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
             peak_downsampling(plot)
         plot.addItem(curve)
-        title = pg.TextItem(f"{short_label(label)}: {t.name}", color=color, anchor=(0, 0),
-                            fill=pg.mkBrush(255, 255, 255, 150))
-        title.setParentItem(plot.vb)
-        title.setPos(4, 2)
+        text = f"{short_label(label)}: {t.name}"
+        title: pg.TextItem | ElidedTitle
+        if own:  # above the view box: over a few points it would hide one (seen on a short screen)
+            title = install_elided_title(plot)
+            plot.setTitle(text, color=color, size="9pt")
+            plot.titleLabel.setMaximumHeight(OWN_TITLE_HEIGHT)  # pyqtgraph's 30 px: room is short
+            plot.layout.setRowFixedHeight(0, OWN_TITLE_HEIGHT)
+        else:
+            title = pg.TextItem(text, color=color, anchor=(0, 0),
+                                fill=pg.mkBrush(255, 255, 255, 150))
+            title.setParentItem(plot.vb)
+            title.setPos(4, 2)
         view = TrackView(method, t.name, plot, curve, title, own_x=own)
         if own:
             view.mark = pg.ScatterPlotItem(size=13, pen=pg.mkPen(color, width=2),
