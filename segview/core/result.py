@@ -13,10 +13,15 @@ from .params import Params
 
 @dataclass(frozen=True)
 class Track:
-    """A diagnostic curve for plotting: sample ``k`` of ``y`` belongs to series index ``x0 + k*stride``.
+    """A diagnostic curve for plotting: sample ``k`` of ``y`` belongs to series index ``x0 + k*stride``
+    (or ``x[k]`` when ``x`` is given).
 
     ``threshold_param`` names the detector parameter drawn as a draggable horizontal line on it.
     ``kind`` is ``"line"`` (a curve) or ``"step"`` (piecewise-constant values).
+    ``x_label`` is None for a track over the series' samples (drawn under the series, sharing its
+    x axis); otherwise its x is another quantity, which this names (e.g. segneigh's criterion
+    against the number of segments): such a track gets an x axis of its own. ``mark_x`` is the x
+    of the point the detector chose on it (drawn ringed), if any.
     """
 
     name: str
@@ -27,6 +32,13 @@ class Track:
     threshold_param: str | None = None
     kind: str = "line"
     x: NDArray[np.float64] | None = None
+    x_label: str | None = None
+    mark_x: float | None = None
+
+    @property
+    def over_samples(self) -> bool:
+        """True when x is the series' sample index (the track shares the series' x axis)."""
+        return self.x_label is None
 
     def xs(self) -> NDArray[np.float64]:
         if self.x is not None:

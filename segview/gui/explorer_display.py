@@ -272,7 +272,8 @@ class ExplorerDisplay:
         times = s.metadata.get("time")
         ok = isinstance(times, list) and len(times) == len(s) and s.x is None
         # the overview strip too: the same x axis as the plot above it (years under years)
-        for plot in (self.main_plot, self.lanes.plot, *(v.plot for v in self.tracks.all_views()),
+        for plot in (self.main_plot, self.lanes.plot,
+                     *(v.plot for v in self.tracks.all_views() if not v.own_x),
                      self.overview.plot):
             label_axis_with_times(plot.getAxis("bottom"), times if ok else None)
 

@@ -243,15 +243,21 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         tracks = self.tracks.views() if self.tracks_shown else []
         for view in self.tracks.all_views():
             view.plot.setVisible(view in tracks)
-        rows += [v.plot for v in tracks]
+        rows += [v.plot for v in tracks if not v.own_x]
+        # tracks over another quantity than the samples (segneigh's criterion against the number
+        # of segments) below the overview strip: the stack above it shares the series' x axis
+        own = [v.plot for v in tracks if v.own_x]
         for i, plot in enumerate(rows, start=1):
             lay.addItem(plot, row=i, col=0)
             lay.layout.setRowStretchFactor(i, 0 if plot is self.lanes.plot else 1)
         lay.addItem(self.overview.plot, row=len(rows) + 1, col=0)
         lay.layout.setRowStretchFactor(0, 4)
         lay.layout.setRowStretchFactor(len(rows) + 1, 0)
+        for i, plot in enumerate(own, start=len(rows) + 2):
+            lay.addItem(plot, row=i, col=0)
+            lay.layout.setRowStretchFactor(i, 1)
         # one x axis at the bottom of the stack: fewer axes to lay out and paint (tick text is the
-        # most expensive part of a repaint)
+        # most expensive part of a repaint); an own-axis track keeps its own
         for i, plot in enumerate(rows):
             last = i == len(rows) - 1
             plot.showAxis("bottom", last)

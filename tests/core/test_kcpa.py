@@ -113,3 +113,21 @@ def test_tcpdbench_locations_are_first_samples():
 def test_r_finds_nothing_on_missing_values():
     # what TCPDBench scored on uk_coal_employ: R's NA makes the bandwidth NA, hence no change
     assert GOLDEN[MISSING]["1"] == []
+
+
+def test_a_result_of_the_version_2_default_says_so():
+    # docs/defaults.md: version 2's default is C = 3000 with at most 10 change points; TCPDBench's
+    # C = 1, L = n (version 1) is the preset tcpdbench. As wbs, cpnp, bocpd and ecp, a result made
+    # with the new default says so, naming the part of it that is in effect, and the preset's does not.
+    y = np.r_[np.zeros(200), np.full(200, 3.0)] + np.random.default_rng(3).standard_normal(400)
+    new = segview.detect(y, "kcpa")
+    assert list(new.change_points) == [200]
+    said = [n for n in new.notes if "version 2's default" in n]
+    assert len(said) == 1 and said[0].startswith("C = 3000 and at most 10 change points:")
+    assert "preset tcpdbench" in said[0]
+    only_cap = segview.detect(y, "kcpa", cost=50.0)
+    assert [n.split(":")[0] for n in only_cap.notes if "version 2's default" in n] == [
+        "at most 10 change points"]
+    for old in (segview.detect(y, "kcpa", preset="tcpdbench"),
+                segview.detect(y, "kcpa", cost=1.0, max_cp="max")):
+        assert not any("version 2's default" in n for n in old.notes), old.notes

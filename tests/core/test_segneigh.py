@@ -50,6 +50,16 @@ def test_bic_chooses_the_number_of_segments():
     assert segview.detect(y, "segneigh", scale="none", penalty=1e5).change_points.size == 0
 
 
+def test_criterion_track_is_over_the_number_of_segments():
+    # one point per number of segments q = 1..Q (docs/algorithms/segneigh.md), not per sample: the
+    # track says so, and marks the q chosen (here 3 segments, the two changes at 10 and 20)
+    y = np.r_[np.zeros(10), 5 * np.ones(10), np.zeros(10)] + 0.1 * np.cos(np.arange(30))
+    track = segview.detect(y, "segneigh", scale="none").track("criterion")
+    assert list(track.xs()) == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert track.x_label == "segments" and not track.over_samples
+    assert track.mark_x == 3.0
+
+
 def test_r_rules_mbic_refused_and_q_limited():
     with pytest.raises(ParameterError):
         segview.detect(np.arange(20.0), "segneigh", penalty="mbic")

@@ -220,17 +220,29 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
     if not stats["bandwidth"] > 0:
         notes += (f"bandwidth {stats['bandwidth']!r}: most pairs of values are equal, the kernel "
                   "is undefined and no segmentation is found (as in R)",)
+    new = [part for part, on in ((f"C = {DEFAULT_COST:g}", params["cost"] == DEFAULT_COST),
+                                 (f"at most {DEFAULT_MAX_CP} change points", mc == DEFAULT_MAX_CP))
+           if on]
+    if new:
+        notes += (f"{' and '.join(new)}: kcpa version 2's default (docs/defaults.md); version 1 "
+                  "used TCPDBench's C = 1 with no limit on the change points (the preset "
+                  "tcpdbench, bit for bit)",)
     return DetectionResult("kcpa", params, np.asarray(cps, dtype=np.int64), stats=stats,
                            notes=notes)
 
 
+#: version 2's default penalty constant and cap (measured on the 350 JMH and 12 TCPD series,
+#: docs/defaults.md)
+DEFAULT_COST = 3000.0
+DEFAULT_MAX_CP = 10
+
 KCPA_PARAMS: tuple[ParamSpec, ...] = (
     replace(scale_param("the kernel sees"), stage="prepare"),
-    ParamSpec("cost", "float", 3000.0, low=0.0, high=1e6, step=0.5, log=True,
+    ParamSpec("cost", "float", DEFAULT_COST, low=0.0, high=1e6, step=0.5, log=True,
               help="Penalty constant C of C v K/n (1 + ln(n/K)) (default 3000, chosen by "
                    "measurement, docs/defaults.md; TCPDBench: 1, which cuts almost every sample). "
                    "The costs grow with n and the penalty does not: longer series need more."),
-    ParamSpec("max_cp", "int", 10, low=1, high=10_000_000, step=1, aliases=("max",),
+    ParamSpec("max_cp", "int", DEFAULT_MAX_CP, low=1, high=10_000_000, step=1, aliases=("max",),
               help="Largest number of change points L (default 10, measured; max = n - 1, "
                    "TCPDBench's 'max'). The run time grows with it."),
     ParamSpec("bandwidth", "str", "sample", choices=BANDWIDTH_MODES, stage="prepare",

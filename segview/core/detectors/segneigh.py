@@ -196,7 +196,9 @@ def _run(values: NDArray[np.float64], params: Params, ctx: RunContext) -> Detect
         notes += (f"the best segmentation has max_segments={Q} segments: more may fit",)
     stats = {"penalty": beta, "costs": costs, "criterion": criterion, "n_segments": best + 1,
              "segmentations": cps}
-    track = Track("criterion", criterion, x=k.astype(np.float64))
+    # one point per number of segments 1..Q, not per sample: an x axis of its own
+    track = Track("criterion", criterion, x=(k + 1).astype(np.float64), x_label="segments",
+                  mark_x=float(best + 1))
     return DetectionResult("segneigh", params, np.asarray(cps[best], dtype=np.int64),
                            tracks=(track,), stats=stats, notes=notes)
 

@@ -1,5 +1,10 @@
 """Diagnostic tracks under the series plot, x-linked to it, with draggable threshold lines.
 
+A track over the series' samples shares the series' x axis (zoom and pan follow it). A track whose
+x is another quantity (``Track.x_label``, e.g. segneigh's criterion against the number of segments)
+is a small plot with an x axis of its own, labelled, its points drawn as dots, the detector's
+choice (``Track.mark_x``) ringed, its title above the view box: linked to the samples its few
+points would sit at the left edge.
 A track whose ``threshold_param`` is set gets a movable horizontal line; dropping it calls the
 ``on_threshold`` callback, which writes the value back through the parameter panel (and so through
 the job runner's debounced path). Lines are only moved programmatically while not being dragged.
@@ -15,10 +20,14 @@ from PySide6.QtCore import Qt
 
 from ...core.result import Track
 from .style import light_grid, peak_downsampling
+from .title import ElidedTitle
+from .title import install as install_elided_title
 from .lanes import short_label
 from .series_plot import AXIS_WIDTH
 
 TRACK_HEIGHT = 80
+OWN_TITLE_HEIGHT = 18
+OWN_AXIS_EXTRA = 58  # a track with its own x axis: room for its title, tick values and axis label
 TITLE_HEADROOM = 0.35  # of a fixed-range track's span, above it, for the title
 
 
@@ -30,11 +39,13 @@ class TrackView:
     name: str
     plot: pg.PlotItem
     curve: pg.PlotDataItem
-    title: pg.TextItem
+    title: pg.TextItem | ElidedTitle
     threshold: pg.InfiniteLine | None = None
     param: str | None = None
     fixed_range: tuple[float, float] | None = None
     pending: bool = False  # blanked for a new series, its values not there yet
+    own_x: bool = False  # x is not the sample index: its own axis, not linked to the series
+    mark: pg.ScatterPlotItem | None = None  # ring around the point the detector chose
 
 
 class TrackStack:
@@ -67,6 +78,8 @@ class TrackStack:
         added = False
         for t in tracks:
             key = (method, t.name)
+            if key in self._views and self._views[key].own_x == t.over_samples:
+                del self._views[key]  # the same name now over another x: a plot of the other kind
             if key not in self._views:
                 self._views[key] = self._make_view(method, t, color, label)
                 added = True
@@ -88,6 +101,8 @@ class TrackStack:
         line is hidden: they were the previous series' (:meth:`is_pending`)."""
         for v in self._views.values():
             v.curve.setData([], [])
+            if v.mark is not None:
+                v.mark.setData([], [])
             v.plot.getAxis("left").setStyle(showValues=False)
             if v.threshold is not None:
                 v.threshold.setVisible(False)
@@ -99,22 +114,45 @@ class TrackStack:
     def _make_view(self, method: str, t: Track, color: str, label: str) -> TrackView:
         plot = pg.PlotItem()
         plot.setMenuEnabled(False)
-        plot.setMouseEnabled(x=True, y=False)
         light_grid(plot)
         plot.getAxis("left").setWidth(AXIS_WIDTH)
-        plot.getAxis("bottom").setStyle(showValues=False)
-        plot.setXLink(self.main)
-        plot.setMaximumHeight(TRACK_HEIGHT * 1.5)
-        plot.setMinimumHeight(TRACK_HEIGHT * 0.5)
-        plot.setPreferredHeight(TRACK_HEIGHT)
-        curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
-        peak_downsampling(plot)
+        own = not t.over_samples
+        extra = OWN_AXIS_EXTRA if own else 0
+        plot.setMaximumHeight(TRACK_HEIGHT * 1.5 + extra)
+        plot.setMinimumHeight(TRACK_HEIGHT * 0.5 + extra)
+        plot.setPreferredHeight(TRACK_HEIGHT + extra)
+        if own:  # a few points against their own quantity: all of them always in view
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            plot.showAxis("bottom", True)
+            plot.setLabel("bottom", t.x_label)
+            curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1), symbol="o", symbolSize=5,
+                                    symbolPen=pg.mkPen(color), symbolBrush=pg.mkBrush(color))
+        else:
+            plot.setMouseEnabled(x=True, y=False)
+            plot.getAxis("bottom").setStyle(showValues=False)
+            plot.setXLink(self.main)
+            curve = pg.PlotDataItem(pen=pg.mkPen(color, width=1))
+            peak_downsampling(plot)
         plot.addItem(curve)
-        title = pg.TextItem(f"{short_label(label)}: {t.name}", color=color, anchor=(0, 0),
-                            fill=pg.mkBrush(255, 255, 255, 150))
-        title.setParentItem(plot.vb)
-        title.setPos(4, 2)
-        view = TrackView(method, t.name, plot, curve, title)
+        text = f"{short_label(label)}: {t.name}"
+        title: pg.TextItem | ElidedTitle
+        if own:  # above the view box: over a few points it would hide one (seen on a short screen)
+            title = install_elided_title(plot)
+            plot.setTitle(text, color=color, size="9pt")
+            plot.titleLabel.setMaximumHeight(OWN_TITLE_HEIGHT)  # pyqtgraph's 30 px: room is short
+            plot.layout.setRowFixedHeight(0, OWN_TITLE_HEIGHT)
+        else:
+            title = pg.TextItem(text, color=color, anchor=(0, 0),
+                                fill=pg.mkBrush(255, 255, 255, 150))
+            title.setParentItem(plot.vb)
+            title.setPos(4, 2)
+        view = TrackView(method, t.name, plot, curve, title, own_x=own)
+        if own:
+            view.mark = pg.ScatterPlotItem(size=13, pen=pg.mkPen(color, width=2),
+                                           brush=pg.mkBrush(None))
+            view.mark.setZValue(15)
+            plot.addItem(view.mark)
         if t.threshold_param is not None:
             line = pg.InfiniteLine(angle=0, movable=True,
                                    pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
@@ -136,7 +174,7 @@ class TrackStack:
 
     def _update(self, view: TrackView, t: Track, params: dict,
                 x_map: Callable[[np.ndarray], np.ndarray]) -> None:
-        x = x_map(t.xs())
+        x = t.xs() if view.own_x else x_map(t.xs())  # only sample indices map to the series' x
         y = np.asarray(t.y, dtype=np.float64)
         view.pending = False
         view.plot.getAxis("left").setStyle(showValues=True)
@@ -144,6 +182,8 @@ class TrackStack:
             view.curve.setData(x, y, stepMode="right")
         else:
             view.curve.setData(x, y, connect="finite")
+        if view.own_x:
+            self._fit_own_x(view, t, x, y)
         view.fixed_range = t.y_range
         if t.y_range is not None:
             view.plot.enableAutoRange(y=False)
@@ -158,3 +198,21 @@ class TrackStack:
             if isinstance(value, (int, float)) and not view.threshold.moving:
                 view.threshold.setPos(float(value))
             view.threshold.setVisible(isinstance(value, (int, float)))
+
+    @staticmethod
+    def _fit_own_x(view: TrackView, t: Track, x: np.ndarray, y: np.ndarray) -> None:
+        """Every point of an own-axis track in view, half a step of room at each end; the chosen
+        point ringed."""
+        finite = x[np.isfinite(x)]
+        if finite.size:
+            lo, hi = float(finite.min()), float(finite.max())
+            pad = 0.5 * (float(np.min(np.diff(np.unique(finite)))) if np.unique(finite).size > 1
+                         else 1.0)
+            view.plot.setXRange(lo - pad, hi + pad, padding=0)
+        if view.mark is None:
+            return
+        hit = np.flatnonzero(x == t.mark_x) if t.mark_x is not None else np.zeros(0, dtype=int)
+        if hit.size and np.isfinite(y[hit[0]]):
+            view.mark.setData([float(x[hit[0]])], [float(y[hit[0]])])
+        else:
+            view.mark.setData([], [])
