@@ -257,3 +257,26 @@ def test_diagnostic_tracks_collapse_and_come_back(qtbot, make_window, sample):
     assert win.lanes.plot in win.layout_item.items  # the lanes stay
     win.show_tracks(True)
     assert track in win.layout_item.items and win.tracks_action.isChecked()
+
+
+def test_a_click_on_a_method_shows_its_parameters(qtbot, make_window):
+    """Clicking a method's name in the Methods list (not only double-clicking it) scrolls the
+    Parameters panel to its box, as a click on its lane does."""
+    win = make_window(fakes.FAKE_ONSET, fakes.FAKE_CP, FAKE_PRESETS)
+    panel = win.param_panel
+    panel.setFixedHeight(160)
+    qtbot.waitUntil(lambda: panel.verticalScrollBar().maximum() > 0)
+    bar = panel.verticalScrollBar()
+    bar.setValue(0)
+    last = win.method_list.item(win.method_list.count() - 1)
+    name = last.data(Qt.ItemDataRole.UserRole)
+    box = panel.boxes[name]
+    assert box.y() > 0 and name in win.enabled
+    rect = win.method_list.visualItemRect(last)
+    qtbot.mouseClick(win.method_list.viewport(), Qt.MouseButton.LeftButton,
+                     pos=rect.center() + QPoint(20, 0))
+    # the box comes into view (the panel was at its top, the box below its bottom edge)
+    view = panel.viewport()
+    qtbot.waitUntil(lambda: bar.value() > 0
+                    and -box.height() + 20 < box.mapTo(view, QPoint(0, 0)).y() < view.height() - 20)
+    assert win.tracks.focus == name
