@@ -12,7 +12,8 @@ This is R ``changepoint.np`` 0.0.2's ``cpt.np`` (``method="PELT"``, ``test.stat 
 "empirical_distribution"``) as TCPDBench runs it: ``nquantiles = 10``, ``minseglen = 1``, penalty
 MBIC. In that version MBIC is only the penalty ``3 ln n``: its ``mbic`` cost function adds nothing
 to the segment costs (unlike R changepoint's), and this detector does the same. The PELT loop is the
-package's C loop (first minimum, pruning ``F(tau) + C + pen > F(t) + pen``). Because the cost depends
+package's C loop (first minimum, pruning ``F(tau) + C + pen > F(t) + pen``), with a screening
+that leaves every bit as it was (:mod:`._cpnp_kernels`). Because the cost depends
 only on the ranks of the data, the detector is invariant under increasing transformations (up to
 floating-point ties after scaling).
 
@@ -126,9 +127,10 @@ CPNP_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("min_size", "int", 1, low=1, high=100_000, step=1, unit="samples",
               help="Minimum segment length (R's minseglen; TCPDBench: 1)."),
     ParamSpec("rule", "str", "segview", choices=("segview", "changepoint"),
-              help="segview: logarithms from a table (faster, equal up to last-bit rounding); "
+              help="segview: logarithms from a table (equal up to last-bit rounding); "
                    "changepoint: the C library log in R's order, bit for bit (the tcpdbench "
-                   "preset)."),
+                   "preset). Both about as fast: most candidates are decided by a rounding-"
+                   "bounded screen, the rule's cost only where it cannot decide."),
 )
 
 
