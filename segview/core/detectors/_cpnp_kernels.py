@@ -156,7 +156,7 @@ def doubled_counts(Q: NDArray[np.float64]) -> NDArray[np.int64]:
     return np.ascontiguousarray(Q2.T)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)  # 32 bytes a sample each: y and -y, or one slider
 def log_tables(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(logtab, G)`` for a series of ``n`` points, read-only and cached (a slider move, and
     ``auto``'s run on ``-y``, reuse them): ``logtab[j] = log j``, the C library's (``math.log``,

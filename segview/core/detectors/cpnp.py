@@ -141,9 +141,10 @@ def _min_length(p: Params) -> int:
 def cost(n: int, p: Params) -> Cost:
     """Time and memory of a run (read by segview.core.limits): PELT over the empirical-distribution
     cost, ``nquantiles`` prefix sums per candidate; quadratic when pruning fails, and the
-    ``nquantiles x n`` table of counts."""
+    ``nquantiles x n`` table of counts (as floats and as the kernel's integers), the two log
+    tables of ``2n`` entries and the kernel's per-candidate arrays."""
     k = int(p.get("nquantiles", 10))
-    return Cost.of_steps(0.5 * k * float(n) * n, 8.0 * k * n + 48.0 * n,
+    return Cost.of_steps(0.5 * k * float(n) * n, 16.0 * k * n + 96.0 * n,
                          f"nonparametric PELT is quadratic in the length when it cannot prune: "
                          f"{n} samples with nquantiles={k} are up to {0.5 * k * float(n) * n:.0e} "
                          "steps (minutes to hours)")
