@@ -23,12 +23,11 @@ one reproduces of R 4.x and R ``wbs`` 1.4.1 (arithmetic in the same order, no fu
 from __future__ import annotations
 
 import math
-import types
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ._jit import njit
+from ._jit import njit, plain
 
 _MASK32 = 0xFFFFFFFF
 _MT_N = 624
@@ -261,16 +260,7 @@ def _wbs_tree(x, starts, ends, res):  # pragma: no cover (compiled)
             top += 1
 
 
-def _plain(kernel, **callees):
-    """The Python function behind ``kernel`` with its kernel callees replaced by their own Python
-    functions, so the plain twin runs no compiled code at all."""
-    fn = kernel.py_func
-    glb = dict(fn.__globals__)
-    glb.update(callees)
-    return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
-
-
-_wbs_tree_plain = _plain(_wbs_tree, _cusum=_cusum.py_func, _heap_order=_heap_order.py_func)
+_wbs_tree_plain = plain(_wbs_tree, _cusum=_cusum.py_func, _heap_order=_heap_order.py_func)
 
 
 def wbs_tree(x: NDArray[np.float64], starts: NDArray[np.int64], ends: NDArray[np.int64],

@@ -12,7 +12,8 @@ This is R ``changepoint.np`` 0.0.2's ``cpt.np`` (``method="PELT"``, ``test.stat 
 "empirical_distribution"``) as TCPDBench runs it: ``nquantiles = 10``, ``minseglen = 1``, penalty
 MBIC. In that version MBIC is only the penalty ``3 ln n``: its ``mbic`` cost function adds nothing
 to the segment costs (unlike R changepoint's), and this detector does the same. The PELT loop is the
-package's C loop (first minimum, pruning ``F(tau) + C + pen > F(t) + pen``). Because the cost depends
+package's C loop (first minimum, pruning ``F(tau) + C + pen > F(t) + pen``), with a screening
+that leaves every bit as it was (:mod:`._cpnp_kernels`). Because the cost depends
 only on the ranks of the data, the detector is invariant under increasing transformations (up to
 floating-point ties after scaling).
 
@@ -126,9 +127,10 @@ CPNP_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("min_size", "int", 1, low=1, high=100_000, step=1, unit="samples",
               help="Minimum segment length (R's minseglen; TCPDBench: 1)."),
     ParamSpec("rule", "str", "segview", choices=("segview", "changepoint"),
-              help="segview: logarithms from a table (faster, equal up to last-bit rounding); "
+              help="segview: logarithms from a table (equal up to last-bit rounding); "
                    "changepoint: the C library log in R's order, bit for bit (the tcpdbench "
-                   "preset)."),
+                   "preset). Both about as fast: most candidates are decided by a rounding-"
+                   "bounded screen, the rule's cost only where it cannot decide."),
 )
 
 
@@ -139,9 +141,10 @@ def _min_length(p: Params) -> int:
 def cost(n: int, p: Params) -> Cost:
     """Time and memory of a run (read by segview.core.limits): PELT over the empirical-distribution
     cost, ``nquantiles`` prefix sums per candidate; quadratic when pruning fails, and the
-    ``nquantiles x n`` table of counts."""
+    ``nquantiles x n`` table of counts (as floats and as the kernel's integers), the two log
+    tables of ``2n`` entries and the kernel's per-candidate arrays."""
     k = int(p.get("nquantiles", 10))
-    return Cost.of_steps(0.5 * k * float(n) * n, 8.0 * k * n + 48.0 * n,
+    return Cost.of_steps(0.5 * k * float(n) * n, 16.0 * k * n + 96.0 * n,
                          f"nonparametric PELT is quadratic in the length when it cannot prune: "
                          f"{n} samples with nquantiles={k} are up to {0.5 * k * float(n) * n:.0e} "
                          "steps (minutes to hours)")
