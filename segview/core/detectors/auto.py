@@ -36,8 +36,8 @@ Invariance. Every member standardises the series (R ``scale()``) or uses ranks o
 every member's cost is symmetric in the sign of the data, so ``auto`` reports the same change points
 for ``a * y + b`` for any ``a != 0`` (tested with negative ``a`` too).
 
-Cost. The members' sum: about 60-560 ms of CPU on a 3,000-sample JMH series (median about 130 ms);
-cpnp's two runs are most of it, BOCPD (compiled) 10-250 ms, the other three a few milliseconds. The
+Cost. The members' sum: about 30-410 ms of CPU on a 3,000-sample JMH series (median about 55 ms);
+BOCPD (compiled) takes 8-320 ms of it, cpnp's two runs 7-55 ms, the other three a few milliseconds. The
 members run once per series (the prepare stage): moving ``votes`` or ``window`` only votes again.
 """
 from __future__ import annotations
@@ -228,6 +228,6 @@ AUTO = register(DetectorSpec(
                 "change, Bayesian online, nonparametric) place within 5 samples of each other; "
                 "each point's strength is the share of models that agree. Chosen by measurement "
                 "on TCPD and checked not to flood benchmark series (docs/defaults.md). Known "
-                "limits: slower than one method (0.06-0.6 s of CPU on 3,000 points); a change only one kind of "
+                "limits: slower than one method (0.03-0.4 s of CPU on 3,000 points); a change only one kind of "
                 "model sees (e.g. a pure variance change) needs votes lowered.",
 ))
