@@ -9,9 +9,10 @@ status bar and menus, wires the job runner and handles Qt's events; what it show
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPixmap, QUndoStack
 from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QListWidget, QListWidgetItem,
                                QMainWindow, QProgressBar, QPushButton, QScrollArea, QStackedWidget,
@@ -65,6 +66,19 @@ def swatch(color: str) -> QIcon:
     pix = QPixmap(14, 14)
     pix.fill(QColor(color))
     return QIcon(pix)
+
+
+class LeaveWatch(QObject):
+    """Calls ``callback`` when the watched widget sees the pointer leave it."""
+
+    def __init__(self, callback: Callable[[], None], parent: QObject) -> None:
+        super().__init__(parent)
+        self._callback = callback
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Leave:
+            self._callback()
+        return False
 
 
 class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenaltyPath, QMainWindow):
@@ -212,6 +226,8 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.lanes.on_click = self._on_lane_clicked
         self.plot_widget.scene().sigMouseMoved.connect(self.lanes.scene_moved)
         self.plot_widget.scene().sigMouseClicked.connect(self.lanes.scene_clicked)
+        self._pointer_watch = LeaveWatch(self.lanes.pointer_left, self.plot_widget)
+        self.plot_widget.installEventFilter(self._pointer_watch)
         self.tracks = TrackStack(self.main_plot, on_threshold=self._on_threshold_dropped)
         self.tracks_shown = True
         self.overview = Overview(self.main_plot)

@@ -280,3 +280,24 @@ def test_a_click_on_a_method_shows_its_parameters(qtbot, make_window):
     qtbot.waitUntil(lambda: bar.value() > 0
                     and -box.height() + 20 < box.mapTo(view, QPoint(0, 0)).y() < view.height() - 20)
     assert win.tracks.focus == name
+
+
+def test_the_pointer_leaving_the_plot_ends_a_lane_hover(qtbot, make_window, sample):
+    """A hovered lane shows its method's lines on the series; when the pointer leaves the plot
+    (a fast move out gives no last move inside it) the focused method's lines come back."""
+    from PySide6.QtCore import QEvent
+
+    win = make_window(fakes.FAKE_ONSET, fakes.FAKE_CP, FAKE_PRESETS, enabled=["fake_cp"])
+    with qtbot.waitSignal(win.overlay_updated, timeout=10000):
+        assert win.open_paths([str(sample)])
+    win.set_method_enabled("fake_presets", True)
+    qtbot.waitUntil(lambda: (win.current.id, "fake_presets") in win.results)
+    win.set_focus("fake_cp")
+    lanes = win.lanes
+    row = lanes.order.index("fake_presets")
+    pos = lanes.plot.vb.mapViewToScene(QPointF(1500.0, row + 0.5))
+    win.plot_widget.scene().sigMouseMoved.emit(pos)  # the pointer over fake_presets' lane
+    assert win.marks["fake_cp"].visible_count() == 0
+    QApplication.sendEvent(win.plot_widget, QEvent(QEvent.Type.Leave))
+    assert win.marks["fake_cp"].visible_count() == 29
+    assert win.marks["fake_presets"].visible_count() == 0

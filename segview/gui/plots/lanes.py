@@ -321,6 +321,15 @@ class MethodLanes:
             if self.on_hover is not None:
                 self.on_hover(name)
 
+    def pointer_left(self) -> None:
+        """The pointer left the plot (a fast move out sends no last move over the scene): the
+        hover ends, so the focused method's lines come back on the series."""
+        if self._hovered is not None:
+            self._hovered = None
+            self.plot.vb.setToolTip("")
+            if self.on_hover is not None:
+                self.on_hover(None)
+
     def scene_clicked(self, ev: object) -> None:
         name = self.lane_at(ev.scenePos())
         if name is not None and self.on_click is not None and \
