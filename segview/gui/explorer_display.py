@@ -429,6 +429,8 @@ class ExplorerDisplay:
         if name is not None:
             self.hover_label.setText(f"{self.spec_by_name[name].label}: "
                                      f"{self.status.get(name) or 'no result yet'} (click: focus)")
+        elif "(click: focus)" in self.hover_label.text():
+            self.hover_label.setText("")  # the lane's readout goes with the hover
 
     def _on_lane_clicked(self, name: str) -> None:
         """Click on a lane: focus the method and show its parameters."""

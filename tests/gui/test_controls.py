@@ -298,6 +298,8 @@ def test_the_pointer_leaving_the_plot_ends_a_lane_hover(qtbot, make_window, samp
     pos = lanes.plot.vb.mapViewToScene(QPointF(1500.0, row + 0.5))
     win.plot_widget.scene().sigMouseMoved.emit(pos)  # the pointer over fake_presets' lane
     assert win.marks["fake_cp"].visible_count() == 0
+    assert win.hover_label.text().startswith("Fake presets:")
     QApplication.sendEvent(win.plot_widget, QEvent(QEvent.Type.Leave))
+    assert win.hover_label.text() == ""
     assert win.marks["fake_cp"].visible_count() == 29
     assert win.marks["fake_presets"].visible_count() == 0
