@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import gc
 import sys
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Slot
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 
 class GuiThreadCollector(QObject):
@@ -69,7 +73,7 @@ def install(interval_ms: int = 500) -> GuiThreadCollector:
     return _INSTALLED
 
 
-def release(*windows: object) -> None:
+def release(*windows: QWidget | None) -> None:
     """Delete the closed ``windows`` and collect the garbage now, at the end of an application's
     run while the QApplication still exists; the collector (when installed) stops and automatic
     collection is back as it was. An open window (``isVisible``) is left alone.

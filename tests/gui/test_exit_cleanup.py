@@ -11,7 +11,6 @@ QApplication exists.
 """
 from __future__ import annotations
 
-import gc
 import weakref
 
 import shiboken6
