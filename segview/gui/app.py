@@ -95,6 +95,11 @@ def run(paths: list[str], screenshot: str | None = None, fill_missing: str | Non
         return _take_screenshot(app, window, screenshot)
     finally:
         uninstall()
+        from .gcguard import release
+
+        # the closed windows deleted and the garbage collected while the QApplication exists:
+        # left to PySide's exit clean-up they could crash the interpreter (see release)
+        release(window, window.annotation_window)
         shutdown_shared_processes()
 
 

@@ -4,13 +4,21 @@ With detectors running Python code on pool threads, an automatic collection can 
 thread and destroy Qt/pyqtgraph objects there (timers stopped from the wrong thread, crashes at
 exit). While installed, automatic collection is off and a GUI-thread timer collects instead, with
 the interpreter's own generation thresholds.
+
+At the end of an application's run, :func:`release` deletes its closed windows and collects what is
+left while the QApplication still exists, so that nothing Qt-related is left for PySide's exit
+clean-up (see there).
 """
 from __future__ import annotations
 
 import gc
 import sys
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Slot
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 
 class GuiThreadCollector(QObject):
@@ -63,6 +71,43 @@ def install(interval_ms: int = 500) -> GuiThreadCollector:
         _INSTALLED = GuiThreadCollector(interval_ms)
         _INSTALLED.start()
     return _INSTALLED
+
+
+def release(*windows: QWidget | None) -> None:
+    """Delete the closed ``windows`` and collect the garbage now, at the end of an application's
+    run while the QApplication still exists; the collector (when installed) stops and automatic
+    collection is back as it was. An open window (``isVisible``) is left alone.
+
+    Otherwise PySide's exit clean-up (an ``atexit`` function, before the interpreter's own last
+    collection) finds them: the window, kept only by reference cycles, and the plots in no layout
+    (the diagnostic tracks of a method not in focus, or switched off: pyqtgraph PlotItems without
+    a parent, which the window does not delete with it). It deletes every Python-owned Qt object
+    one by one in no particular order, so a pyqtgraph AxisItem's label (a QGraphicsTextItem that
+    Python owns) can go before its axis; deleting another item then resizes the axis, its Python
+    ``resizeEvent`` fails on the deleted label, and PySide 6.11 crashes while reporting that
+    error (SIGSEGV in ``PepException_GetArgs``, no Python frame). Deleted here, a window and each
+    parentless graphics item take their children down parent first, as when Qt deletes a window
+    during a session.
+    """
+    import shiboken6
+    from PySide6.QtWidgets import QGraphicsItem
+
+    global _INSTALLED
+    for window in windows:
+        if window is not None and shiboken6.isValid(window) and not window.isVisible():
+            shiboken6.delete(window)
+    if _INSTALLED is not None:
+        _INSTALLED.stop(collect=True)
+        _INSTALLED = None
+    else:
+        gc.collect()
+    # what is still referenced (the caller's window object holds its plots that are in no
+    # layout: the unfocused methods' tracks), one top-level item at a time, children with it
+    for obj in gc.get_objects():
+        if (isinstance(obj, QGraphicsItem) and shiboken6.isValid(obj)
+                and shiboken6.ownedByPython(obj) and obj.parentItem() is None
+                and obj.scene() is None):
+            shiboken6.delete(obj)
 
 
 def pin_none_refcount() -> bool:

@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     app = QApplication.instance() or QApplication([])
     app.setOrganizationName("segview-bench")
-    from segview.gui.gcguard import install, pin_none_refcount
+    from segview.gui.gcguard import install, pin_none_refcount, release
     pin_none_refcount()  # as segview.gui.app.run does
     install()
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
@@ -295,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     ref = statistics.median(first_paint_ms(win, 10_000) for _ in range(3))
     big = statistics.median(first_paint_ms(win, 1_000_000) for _ in range(3))
     win.close()
+    release(win)  # as segview.gui.app.run does: nothing Qt left for PySide's exit clean-up
     medians = [v["median_ms"] for v in slider.values()]
     slowest = max(slider, key=lambda name: slider[name]["median_ms"]) if slider else None
     st, st_t = _summary(stall), _summary(stall_threads)

@@ -667,3 +667,6 @@ def run(paths: Sequence[str], db: str | None = None, session: str | None = None,
         return int(app.exec())
     finally:
         uninstall()
+        from ..gcguard import release
+
+        release(window)  # deleted while the QApplication exists (see gcguard.release)
