@@ -25,7 +25,12 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
-_JIT_LOCK = threading.Lock()
+#: one first import (or first compile) at a time: two threads importing numba's deep import graph
+#: at once (the explorer's pool threads when worker processes are unavailable) can be handed a
+#: partially initialised module by Python's deadlock avoidance ("cannot import name 'njit'").
+#: Reentrant: a module imported under it may import another lazily.
+_IMPORT_LOCK = threading.RLock()
+_JIT_LOCK = _IMPORT_LOCK
 
 
 class LazyModule(ModuleType):
@@ -40,9 +45,11 @@ class LazyModule(ModuleType):
     def __getattr__(self, attr: str) -> Any:  # called only for names the stand-in lacks
         target = self._target
         if target is None:
-            # import_module waits while another thread is still executing the module
-            target = importlib.import_module(self.__name__)
-            self._target = target
+            with _IMPORT_LOCK:
+                target = self._target
+                if target is None:
+                    target = importlib.import_module(self.__name__)
+                    self._target = target
         return getattr(target, attr)
 
     def __repr__(self) -> str:

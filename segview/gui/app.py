@@ -117,19 +117,21 @@ def _take_screenshot(app: object, window: object, path: str) -> int:
         from ..core.errors import OutputError
 
         try:
-            with atomic_path(path) as tmp:  # whole or absent, like every output
-                if not window.grab().save(str(tmp)):
-                    raise OSError(f"the image writer could not write {path}")
-            ok = True
-        except OutputError:
-            ok = False
-        if ok:
-            log.info("screenshot saved to %s", path)
-            state["code"] = 0 if not state.get("timeout") else 1
-        else:
-            print(f"segview: error: could not write {path}", file=sys.stderr)
-        window.close()
-        loop.quit()
+            try:
+                with atomic_path(path) as tmp:  # whole or absent, like every output
+                    if not window.grab().save(str(tmp)):
+                        raise OSError(f"the image writer could not write {path}")
+                ok = True
+            except OutputError:
+                ok = False
+            if ok:
+                log.info("screenshot saved to %s", path)
+                state["code"] = 0 if not state.get("timeout") else 1
+            else:
+                print(f"segview: error: could not write {path}", file=sys.stderr)
+            window.close()
+        finally:  # whatever failed above, the command ends (save runs once: a later call returns)
+            loop.quit()
 
     def settle() -> None:  # let the last overlay paint before grabbing
         QTimer.singleShot(250, save)

@@ -123,3 +123,36 @@ def test_a_screenshot_needs_no_display(monkeypatch, tmp_path):
     app.ensure_platform(str(tmp_path / "shot.png"))
     assert os.environ["QT_QPA_PLATFORM"] == "offscreen"
     assert not qtdeps.display_missing()
+
+
+SCREENSHOT_FAILING_CLOSE = r"""
+import sys
+from PySide6.QtWidgets import QApplication
+from segview.gui import app as gui_app
+from segview.gui.main_window import MainWindow
+from segview.gui.settings import Settings
+
+qapp = QApplication([])
+win = MainWindow(Settings(), specs=[], persist=False)
+win.show()
+
+def broken_close():
+    raise RuntimeError("close failed")
+
+win.close = broken_close
+code = gui_app._take_screenshot(qapp, win, sys.argv[1])
+print("returned", code)
+"""
+
+
+def test_a_screenshot_ends_even_when_closing_the_window_fails(tmp_path):
+    """``--screenshot`` saves once; an error after the image was written (here in closing the
+    window) used to leave its event loop running for ever (the timeout's save returns at once)."""
+    shot = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", SCREENSHOT_FAILING_CLOSE, str(shot)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert "returned 0" in proc.stdout, proc.stdout + proc.stderr
+    assert "close failed" in proc.stderr  # the error is reported, not hidden
+    assert shot.is_file() and shot.stat().st_size > 0
