@@ -276,6 +276,31 @@ def test_review_mode_for_an_adjudicator(qtbot, db):
     w.close()
 
 
+def test_change_point_review_proposes_auto(qtbot, db):
+    """In a change-point session's review mode the detector proposals are segview's default
+    change-point method ``auto`` (issue 28), drawn as dotted lines at its change points."""
+    from segview.core.api import detect
+
+    with Store(db) as store:
+        s = AnnotationSession.open(store, "cps")
+        sid = s.items()[0].series_id
+        for name, cps in (("alice", [60]), ("bob", [60, 200])):
+            s.record(s.judge(name, create=True), sid, change_points=cps)
+    w = make_window(qtbot)
+    assert w.open_session(db, "cps", "ada", role="adjudicator")
+    w.go_to_series(sid)
+    w.review_action.trigger()
+    assert w.review_mode
+    assert w.review.checked_detectors() == ["auto"]
+    qtbot.waitUntil(lambda: "auto" in w.review.results, timeout=60_000)
+    expected = [int(c) for c in detect(w.current.values, "auto").change_points]
+    assert [int(c) for c in w.review.results["auto"].change_points] == expected
+    drawn = sorted(ln.value() for ln in w.plot.overlays)
+    assert all(c in drawn for c in expected)
+    w.review_action.trigger()
+    w.close()
+
+
 def test_cli_registers_annotate():
     from segview.cli.main import build_parser
 
