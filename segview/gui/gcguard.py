@@ -104,7 +104,9 @@ def release(*windows: QWidget | None) -> None:
     # what is still referenced (the caller's window object holds its plots that are in no
     # layout: the unfocused methods' tracks), one top-level item at a time, children with it
     for obj in gc.get_objects():
-        if (isinstance(obj, QGraphicsItem) and shiboken6.isValid(obj)
+        # type(), not isinstance(): a weakref proxy whose object is gone raises ReferenceError
+        # on isinstance (its __class__ is looked up through the dead reference)
+        if (issubclass(type(obj), QGraphicsItem) and shiboken6.isValid(obj)
                 and shiboken6.ownedByPython(obj) and obj.parentItem() is None
                 and obj.scene() is None):
             shiboken6.delete(obj)

@@ -63,3 +63,24 @@ def test_release_leaves_an_open_window_alone(qtbot):
     w.show()
     release(w, None)
     assert shiboken6.isValid(w) and w.isVisible()
+
+
+def test_release_passes_over_dead_weak_proxies(qtbot):
+    """The garbage holds weak proxies whose object is gone (a whole test suite leaves some):
+    release must not touch them (``isinstance`` on one raises ReferenceError)."""
+    import gc
+
+    from PySide6.QtWidgets import QWidget
+
+    from segview.gui.gcguard import release
+
+    class Thing:
+        pass
+
+    holder = [weakref.proxy(Thing())]  # its object is gone at once; the proxy stays tracked
+    assert any(type(o) is weakref.ProxyType for o in gc.get_objects())
+    w = QWidget()
+    w.close()
+    release(w)
+    assert not shiboken6.isValid(w)
+    assert holder
