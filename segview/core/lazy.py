@@ -30,7 +30,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: partially initialised module by Python's deadlock avoidance ("cannot import name 'njit'").
 #: Reentrant: a module imported under it may import another lazily.
 _IMPORT_LOCK = threading.RLock()
-_JIT_LOCK = _IMPORT_LOCK
 
 
 class LazyModule(ModuleType):
@@ -73,7 +72,7 @@ class _LazyJit:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         dispatcher = self._dispatcher
         if dispatcher is None:
-            with _JIT_LOCK:
+            with _IMPORT_LOCK:
                 if self._dispatcher is None:
                     from .kernels import configure, watch_compiles
 

@@ -3,7 +3,7 @@ and stepping through series, ticking and focusing methods, parameter edits, and 
 cancelling detector jobs."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QInputDialog, QListWidgetItem
 
 from ..core.params import Params
@@ -99,10 +99,8 @@ class ExplorerControls:
                                          _previous: QListWidgetItem | None) -> None:
         if current is not None:
             name = current.data(Qt.ItemDataRole.UserRole)
-            if name in self.enabled:
-                self.set_focus(name)
-                # a click (or an arrow key) on a method shows its parameters, as on its lane
-                QTimer.singleShot(0, self._scroll_params_to_focus)
+            if name in self.enabled:  # a click (or an arrow key): as a click on its lane
+                self.show_method(name)
 
     def _sync_table_columns(self) -> None:
         for j, spec in enumerate(self.specs):

@@ -432,8 +432,10 @@ class ExplorerDisplay:
         elif "(click: focus)" in self.hover_label.text():
             self.hover_label.setText("")  # the lane's readout goes with the hover
 
-    def _on_lane_clicked(self, name: str) -> None:
-        """Click on a lane: focus the method and show its parameters."""
+    def show_method(self, name: str) -> None:
+        """Focus ``name`` and bring its parameters into view (a click on its lane or its entry in
+        the Methods list, a double click or Enter there). :meth:`set_focus` alone never scrolls:
+        ticking a method must not move the panel."""
         self.set_focus(name)
         QTimer.singleShot(0, self._scroll_params_to_focus)
 

@@ -143,9 +143,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self._changed_since_last_run = self._describe_changed_params()
         if self._changed_since_last_run:
             self.post(self._changed_since_last_run)
-        self._new_defaults = self._describe_new_default_methods(saved, fresh)
-        if self._new_defaults:
-            self.post(self._new_defaults)
+        new_defaults = self._describe_new_default_methods(saved, fresh)
+        if new_defaults:
+            self.post(new_defaults)
 
     # the model's state, read by the mixins, the evaluation view and tests (writes go through
     # the model's intents: set_dataset, select_series, set_params, set_enabled, ...)
@@ -184,11 +184,9 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         if not new:
             return ""
         labels = ", ".join(self.spec_by_name[n].label for n in new)
+        why = "; Auto is segview's default change-point method" if "auto" in new else ""
         return (f"On in a fresh explorer since your saved choice of methods: {labels} "
-                "(tick it in Methods to see its lane; Auto is segview's default change-point "
-                "method)" if "auto" in new else
-                f"On in a fresh explorer since your saved choice of methods: {labels} "
-                "(tick it in Methods to see its lane)")
+                f"(tick it in Methods to see its lane{why})")
 
     def _describe_changed_params(self) -> str:
         """Methods whose restored parameters differ from their preset (told once at start-up)."""
@@ -223,7 +221,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
                                                   for s in self.specs])
         self.lanes.plot.vb.menu_items = self._plot_menu_items
         self.lanes.on_hover = self._on_lane_hovered
-        self.lanes.on_click = self._on_lane_clicked
+        self.lanes.on_click = self.show_method
         self.plot_widget.scene().sigMouseMoved.connect(self.lanes.scene_moved)
         self.plot_widget.scene().sigMouseClicked.connect(self.lanes.scene_clicked)
         self._pointer_watch = LeaveWatch(self.lanes.pointer_left, self.plot_widget)
@@ -326,8 +324,7 @@ class MainWindow(ExplorerDisplay, ExplorerControls, ExplorerFiles, ExplorerPenal
         self.method_list.itemChanged.connect(self._on_method_item_changed)
         self.method_list.currentItemChanged.connect(self._on_method_list_current_changed)
         self.method_list.itemActivated.connect(  # double click / Enter: show its parameters
-            lambda item: (self.set_focus(item.data(Qt.ItemDataRole.UserRole)),
-                          QTimer.singleShot(0, self._scroll_params_to_focus)))
+            lambda item: self.show_method(item.data(Qt.ItemDataRole.UserRole)))
         self._add_dock("Methods", self.method_list, Qt.DockWidgetArea.RightDockWidgetArea)
         self.param_panel = ParamPanel(self.specs, self)
         for s in self.specs:

@@ -203,12 +203,10 @@ class TrackStack:
     def _fit_own_x(view: TrackView, t: Track, x: np.ndarray, y: np.ndarray) -> None:
         """Every point of an own-axis track in view, half a step of room at each end; the chosen
         point ringed."""
-        finite = x[np.isfinite(x)]
+        finite = np.unique(x[np.isfinite(x)])  # sorted
         if finite.size:
-            lo, hi = float(finite.min()), float(finite.max())
-            pad = 0.5 * (float(np.min(np.diff(np.unique(finite)))) if np.unique(finite).size > 1
-                         else 1.0)
-            view.plot.setXRange(lo - pad, hi + pad, padding=0)
+            pad = 0.5 * (float(np.min(np.diff(finite))) if finite.size > 1 else 1.0)
+            view.plot.setXRange(float(finite[0]) - pad, float(finite[-1]) + pad, padding=0)
         if view.mark is None:
             return
         hit = np.flatnonzero(x == t.mark_x) if t.mark_x is not None else np.zeros(0, dtype=int)
